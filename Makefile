@@ -1,0 +1,46 @@
+# Two entry points: `make serve` and `make test`. Both build .venv from scratch when needed.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+INSTALLED := $(VENV)/.installed
+VENDOR := docs/assets/vendor
+ASSETS := $(VENDOR)/.installed
+
+.PHONY: serve test build bench lint clean
+
+$(INSTALLED): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[docs,test,bench]'
+	touch $@
+
+# KaTeX and Mermaid come from npm and are copied next to the pages, so a page load stays local.
+$(ASSETS): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	rm -rf $(VENDOR) && mkdir -p $(VENDOR)/katex/contrib $(VENDOR)/mermaid
+	cp node_modules/katex/dist/katex.min.js node_modules/katex/dist/katex.min.css $(VENDOR)/katex/
+	cp node_modules/katex/dist/contrib/auto-render.min.js $(VENDOR)/katex/contrib/
+	cp -r node_modules/katex/dist/fonts $(VENDOR)/katex/fonts
+	cp node_modules/mermaid/dist/mermaid.min.js $(VENDOR)/mermaid/
+	touch $@
+
+serve: $(INSTALLED) $(ASSETS)
+	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
+
+build: $(INSTALLED) $(ASSETS)
+	$(BIN)/mkdocs build --strict
+
+test: $(INSTALLED) $(ASSETS)
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest
+
+bench: $(INSTALLED)
+	$(BIN)/python -m pip install --quiet torch==2.13.0 || echo "torch not installed: PyTorch column skipped"
+	$(BIN)/python benchmarks/mlp_step.py
+
+lint: $(INSTALLED)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+clean:
+	rm -rf $(VENV) node_modules $(VENDOR) site test-artifacts
