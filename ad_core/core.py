@@ -1,0 +1,289 @@
+"""Layer 2, the core: what a node stores in each mode, how cotangents and tangents flow.
+
+Reverse mode: a `VJPNode` keeps one vector-Jacobian product per traced parent, and
+`backward_pass` walks the graph from the output, adding every contribution into its parent.
+Forward mode: a `JVPNode` computes its tangent as soon as it is created, from its parents'
+tangents. The rules themselves (`defvjp`, `defjvp`) are registered on primitives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import inspect as _inspect
+from .tracer import Node, getval, toposort, trace
+
+# ---------------------------------------------------------------------------------------------
+# Reverse mode
+# ---------------------------------------------------------------------------------------------
+
+
+class VJPNode(Node):
+    """A reverse-mode node: its parents and, for each parent, a function from the node's
+    cotangent to that parent's contribution."""
+
+    __slots__ = ("fun", "parent_argnums", "parents", "value", "vjps")
+
+    def __init__(self, value, fun, args, kwargs, parent_argnums, parents):
+        self.parents = parents
+        self.parent_argnums = parent_argnums
+        self.fun = fun
+        self.value = value
+        makers = fun.vjps
+        self.vjps = tuple(
+            makers[argnum](value, *args, **kwargs)
+            if argnum in makers
+            else _missing_rule("VJP", fun, argnum)
+            for argnum in parent_argnums
+        )
+
+    def initialize_root(self, value=None):
+        self.parents = ()
+        self.parent_argnums = ()
+        self.fun = None
+        self.value = value
+        self.vjps = ()
+
+    def __repr__(self) -> str:
+        name = "root" if self.fun is None else self.fun.__name__
+        return f"VJPNode({name}, shape={np.shape(self.value)}, parents={len(self.parents)})"
+
+
+def _missing_rule(mode: str, fun: Callable, argnum: int) -> Callable:
+    def raise_missing(*_args, **_kwargs):
+        raise NotImplementedError(
+            f"ad_core: no {mode} rule is defined for {fun.__name__} with respect to argument "
+            f"{argnum}; its value was computed, but it cannot be differentiated. Register one "
+            f"with ad_core.extend.def{mode.lower()}, or rewrite the code with functions that have rules."
+        )
+
+    return raise_missing
+
+
+def _shape(x: Any) -> tuple:
+    return getattr(x, "shape", ())
+
+
+def backward_pass(g: Any, end_node: VJPNode) -> Any:
+    """Propagate the cotangent `g` of the output back to the root and return the root's.
+
+    Each parent receives one contribution per edge into it; contributions are added, because
+    a value used on several paths influences the output along all of them.
+    """
+    outgrads = {end_node: g}
+    recorder = _inspect.active
+    for node in toposort(end_node):
+        g = outgrads.pop(node)
+        if recorder is not None:
+            recorder.on_visit(node, g)
+        for parent, argnum, vjp in zip(node.parents, node.parent_argnums, node.vjps, strict=True):
+            contribution = vjp(g)
+            if _shape(contribution) != _shape(parent.value):
+                raise ValueError(
+                    f"ad_core: the VJP rule of {node.fun.__name__} for argument {argnum} returned "
+                    f"a cotangent of shape {_shape(contribution)}, but that argument has shape "
+                    f"{_shape(parent.value)}; a rule must return its input's shape "
+                    "(reduce broadcast axes with unbroadcast_f)"
+                )
+            previous = outgrads.get(parent)
+            total = contribution if previous is None else previous + contribution
+            outgrads[parent] = total
+            if recorder is not None:
+                recorder.on_vjp(node, argnum, g, contribution)
+                recorder.on_accumulate(parent, previous, contribution, total)
+    return g
+
+
+def make_vjp(fun: Callable, x: Any) -> tuple[Callable, Any]:
+    """Trace `fun` at `x`; return `(vjp, value)` where `vjp(g)` is $g^\\top J_f(x)$."""
+    start_node = VJPNode.new_root(x)
+    end_value, end_node = trace(start_node, fun, x)
+    if end_node is None:
+
+        def vjp(g):
+            return vspace(x).zeros()
+
+    else:
+
+        def vjp(g):
+            return backward_pass(g, end_node)
+
+    return vjp, end_value
+
+
+def defvjp(fun: Callable, *vjpmakers: Callable | None, argnums: Any = None) -> None:
+    """Register curried VJP rules: `vjpmaker(ans, *args, **kwargs)` returns `g -> contribution`.
+
+    One maker per argument, in order (or for `argnums`); `None` means the output does not
+    depend on that argument, so its contribution is zero.
+    """
+    argnums = range(len(vjpmakers)) if argnums is None else argnums
+    for argnum, maker in zip(argnums, vjpmakers, strict=False):
+        fun.vjps[argnum] = _zero_vjp_maker(argnum) if maker is None else maker
+
+
+def defvjp_argnum(fun: Callable, vjpmaker: Callable, argnums: Any = range(32)) -> None:
+    """Register one maker for all arguments: `vjpmaker(argnum, ans, args, kwargs)`."""
+    for argnum in argnums:
+        fun.vjps[argnum] = _bind_argnum(vjpmaker, argnum)
+
+
+def _bind_argnum(maker: Callable, argnum: int) -> Callable:
+    return lambda ans, *args, **kwargs: maker(argnum, ans, args, kwargs)
+
+
+def _zero_vjp_maker(argnum: int) -> Callable:
+    return lambda ans, *args, **kwargs: lambda g: vspace(args[argnum]).zeros()
+
+
+# ---------------------------------------------------------------------------------------------
+# Forward mode
+# ---------------------------------------------------------------------------------------------
+
+
+class JVPNode(Node):
+    """A forward-mode node: it holds its tangent `g`, computed when the node is created."""
+
+    __slots__ = ("fun", "g", "parents", "value")
+
+    def __init__(self, value, fun, args, kwargs, parent_argnums, parents):
+        self.fun = fun
+        self.value = value
+        self.parents = ()
+        rules = fun.jvps
+        recorder = _inspect.active
+        tangent = None
+        for argnum, parent in zip(parent_argnums, parents, strict=True):
+            rule = rules.get(argnum) or _missing_rule("JVP", fun, argnum)
+            contribution = rule(parent.g, value, *args, **kwargs)
+            if recorder is not None:
+                recorder.on_jvp(self, fun, argnum, parent.g, contribution)
+            tangent = contribution if tangent is None else tangent + contribution
+        self.g = tangent
+
+    def initialize_root(self, value, g):
+        self.fun = None
+        self.value = value
+        self.parents = ()
+        self.g = g
+
+
+def make_jvp(fun: Callable, x: Any) -> Callable:
+    """Return `jvp(v) -> (value, J_f(x) v)`: one forward pass per direction `v`."""
+
+    def jvp(v):
+        start_node = JVPNode.new_root(x, v)
+        end_value, end_node = trace(start_node, fun, x)
+        if end_node is None:
+            return end_value, vspace(end_value).zeros()
+        return end_value, end_node.g
+
+    return jvp
+
+
+def defjvp(fun: Callable, *jvpfuns: Callable | None, argnums: Any = None) -> None:
+    """Register JVP rules `jvpfun(g, ans, *args, **kwargs)`; `None` means zero tangent."""
+    argnums = range(len(jvpfuns)) if argnums is None else argnums
+    for argnum, jvpfun in zip(argnums, jvpfuns, strict=False):
+        fun.jvps[argnum] = _zero_jvp if jvpfun is None else jvpfun
+
+
+def defjvp_argnum(fun: Callable, jvpmaker: Callable, argnums: Any = range(32)) -> None:
+    """Register one JVP for all arguments: `jvpmaker(argnum, g, ans, args, kwargs)`."""
+    for argnum in argnums:
+        fun.jvps[argnum] = _bind_jvp_argnum(jvpmaker, argnum)
+
+
+def _bind_jvp_argnum(jvpmaker: Callable, argnum: int) -> Callable:
+    return lambda g, ans, *args, **kwargs: jvpmaker(argnum, g, ans, args, kwargs)
+
+
+def _zero_jvp(g, ans, *args, **kwargs):
+    return vspace(ans).zeros()
+
+
+def def_linear(fun: Callable) -> None:
+    """Declare `fun` linear in each argument: its JVP is `fun` applied to the tangent."""
+    defjvp_argnum(
+        fun,
+        lambda argnum, g, ans, args, kwargs: fun(
+            *args[:argnum], g, *args[argnum + 1 :], **kwargs
+        ),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Vector spaces: what zeros, ones, random directions and inner products mean for a value
+# ---------------------------------------------------------------------------------------------
+
+
+class VSpace:
+    """The vector space a value lives in: a shape and a float or complex dtype."""
+
+    __slots__ = ("dtype", "shape")
+
+    def __init__(self, shape: tuple, dtype: np.dtype) -> None:
+        self.shape = shape
+        self.dtype = dtype
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape))
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def iscomplex(self) -> bool:
+        return self.dtype.kind == "c"
+
+    def zeros(self) -> np.ndarray:
+        return np.zeros(self.shape, self.dtype)
+
+    def ones(self) -> np.ndarray:
+        return np.ones(self.shape, self.dtype)
+
+    def randn(self, rng: np.random.Generator) -> np.ndarray:
+        sample = rng.standard_normal(self.shape)
+        if self.iscomplex:
+            sample = sample + 1j * rng.standard_normal(self.shape)
+        return np.asarray(sample, self.dtype)
+
+    def standard_basis(self):
+        for index in np.ndindex(*self.shape):
+            vector = np.zeros(self.shape, self.dtype)
+            vector[index] = 1
+            yield vector
+
+    def inner_prod(self, x: Any, y: Any) -> float:
+        """$\\langle x, y\\rangle = \\mathrm{Re}\\sum_i \\overline{x_i} y_i$."""
+        return float(np.real(np.vdot(np.ravel(x), np.ravel(y))))
+
+    def covector(self, x: Any) -> Any:
+        return np.conj(x)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, VSpace) and (self.shape, self.dtype) == (other.shape, other.dtype)
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype))
+
+    def __repr__(self) -> str:
+        return f"VSpace(shape={self.shape}, dtype={self.dtype})"
+
+
+def vspace(value: Any) -> VSpace:
+    """The vector space of a float or complex value; integers have none (they are not smooth)."""
+    value = getval(value)
+    dtype = np.result_type(value)
+    if dtype.kind not in "fc":
+        raise TypeError(
+            f"ad_core: cannot differentiate with respect to a value of dtype {dtype} "
+            f"(shape {np.shape(value)}); gradients need floats: pass it as float, "
+            "e.g. x.astype(float) or 2.0 instead of 2"
+        )
+    return VSpace(np.shape(value), dtype)

@@ -1,0 +1,225 @@
+"""Forward-mode rules for NumPy: for each primitive and argument, `(g, ans, *args) -> tangent`.
+
+Sections, in the same order as `vjps.py`: shape helpers, arithmetic, elementwise functions,
+reductions, linear algebra, shape operations, indexing, complex numbers. Where `vjps.py` sums
+a cotangent down to an input's shape, this file broadcasts a tangent up to the output's shape.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as onp
+
+from .. import inspect as _inspect
+from ..core import def_linear, defjvp, defjvp_argnum, vspace
+from . import wrapper as anp
+from .vjps import balanced_eq, repeat_to_match_shape, replace_zero
+
+# =============================================================================================
+# Shape helpers: a broadcast input's tangent is copied to every position it reaches
+# =============================================================================================
+
+
+def broadcast(x: Any, target_meta: tuple, broadcast_idx: int = 0) -> Any:
+    r"""Expand the tangent `x` to the shape in `target_meta`: the forward twin of `unbroadcast`.
+
+    New leading axes are inserted, then every size-1 axis is repeated to the target's size;
+    a complex target makes the tangent complex.
+    """
+    target_shape, target_ndim, _dtype, target_iscomplex = target_meta
+    _inspect.note("broadcast", "enter", x, target_shape=target_shape)
+    while anp.ndim(x) < target_ndim:
+        x = anp.expand_dims(x, broadcast_idx)
+        _inspect.note("broadcast", "expand_dims", x, axis=broadcast_idx, target_shape=target_shape)
+    for axis, size in enumerate(anp.shape(x)):
+        if size == 1 and target_shape[axis] != 1:
+            x = anp.repeat(x, target_shape[axis], axis=axis)
+            _inspect.note("broadcast", "repeat", x, axis=axis, target_shape=target_shape)
+    if target_iscomplex and not anp.iscomplexobj(x):
+        x = x + 0j
+        _inspect.note("broadcast", "complex", x, target_shape=target_shape)
+    return x
+
+
+def broadcast_to_output(tangent: Any, ans: Any) -> Any:
+    """A tangent contribution may be smaller than the output it belongs to; expand it."""
+    if anp.shape(tangent) == anp.shape(ans):
+        return tangent
+    return broadcast(tangent, anp.metadata(ans))
+
+
+# =============================================================================================
+# Arithmetic
+# =============================================================================================
+
+def_linear(anp.negative)
+defjvp(anp.add,
+       lambda g, ans, x, y: broadcast_to_output(g, ans),
+       lambda g, ans, x, y: broadcast_to_output(g, ans))
+defjvp(anp.subtract,
+       lambda g, ans, x, y: broadcast_to_output(g, ans),
+       lambda g, ans, x, y: broadcast_to_output(-g, ans))
+def_linear(anp.multiply)
+defjvp(anp.true_divide,
+       lambda g, ans, x, y: broadcast_to_output(g / y, ans),
+       lambda g, ans, x, y: broadcast_to_output(-g * x / y**2, ans))
+defjvp(anp.power,
+       lambda g, ans, x, y: broadcast_to_output(g * y * x ** anp.where(y, y - 1, 1.0), ans),
+       lambda g, ans, x, y: broadcast_to_output(g * anp.log(replace_zero(x, 1.0)) * ans, ans))
+defjvp(anp.mod,
+       lambda g, ans, x, y: broadcast_to_output(g, ans),
+       lambda g, ans, x, y: broadcast_to_output(-g * anp.floor(x / y), ans))
+defjvp(anp.remainder,
+       lambda g, ans, x, y: broadcast_to_output(g, ans),
+       lambda g, ans, x, y: broadcast_to_output(-g * anp.floor(x / y), ans))
+for _extremum in (anp.maximum, anp.minimum, anp.fmax, anp.fmin):
+    defjvp(_extremum,
+           lambda g, ans, x, y: broadcast_to_output(g * balanced_eq(x, ans, y), ans),
+           lambda g, ans, x, y: broadcast_to_output(g * balanced_eq(y, ans, x), ans))
+defjvp(anp.logaddexp,
+       lambda g, ans, x, y: broadcast_to_output(g * anp.exp(x - ans), ans),
+       lambda g, ans, x, y: broadcast_to_output(g * anp.exp(y - ans), ans))
+defjvp(anp.logaddexp2,
+       lambda g, ans, x, y: broadcast_to_output(g * 2 ** (x - ans), ans),
+       lambda g, ans, x, y: broadcast_to_output(g * 2 ** (y - ans), ans))
+defjvp(anp.arctan2,
+       lambda g, ans, x, y: broadcast_to_output(g * y / (x**2 + y**2), ans),
+       lambda g, ans, x, y: broadcast_to_output(g * -x / (x**2 + y**2), ans))
+defjvp(anp.hypot,
+       lambda g, ans, x, y: broadcast_to_output(g * x / ans, ans),
+       lambda g, ans, x, y: broadcast_to_output(g * y / ans, ans))
+defjvp(anp.where, None,
+       lambda g, ans, c, x=None, y=None: broadcast_to_output(anp.where(c, g, 0.0), ans),
+       lambda g, ans, c, x=None, y=None: broadcast_to_output(anp.where(c, 0.0, g), ans))
+
+# =============================================================================================
+# Elementwise functions
+# =============================================================================================
+
+defjvp(anp.exp, lambda g, ans, x: ans * g)
+defjvp(anp.exp2, lambda g, ans, x: ans * onp.log(2) * g)
+defjvp(anp.expm1, lambda g, ans, x: (ans + 1) * g)
+defjvp(anp.log, lambda g, ans, x: g / x)
+defjvp(anp.log2, lambda g, ans, x: g / (x * onp.log(2)))
+defjvp(anp.log10, lambda g, ans, x: g / (x * onp.log(10)))
+defjvp(anp.log1p, lambda g, ans, x: g / (x + 1))
+defjvp(anp.sqrt, lambda g, ans, x: g * 0.5 / ans)
+defjvp(anp.cbrt, lambda g, ans, x: g / (3 * ans**2))
+defjvp(anp.square, lambda g, ans, x: g * 2 * x)
+defjvp(anp.reciprocal, lambda g, ans, x: -g / x**2)
+defjvp(anp.absolute,
+       lambda g, ans, x: anp.real(g * replace_zero(anp.conj(x), 0.0)) / replace_zero(ans, 1.0))
+defjvp(anp.fabs, lambda g, ans, x: g * anp.sign(x))
+defjvp(anp.sin, lambda g, ans, x: g * anp.cos(x))
+defjvp(anp.cos, lambda g, ans, x: -g * anp.sin(x))
+defjvp(anp.tan, lambda g, ans, x: g / anp.cos(x) ** 2)
+defjvp(anp.arcsin, lambda g, ans, x: g / anp.sqrt(1 - x**2))
+defjvp(anp.arccos, lambda g, ans, x: -g / anp.sqrt(1 - x**2))
+defjvp(anp.arctan, lambda g, ans, x: g / (1 + x**2))
+defjvp(anp.sinh, lambda g, ans, x: g * anp.cosh(x))
+defjvp(anp.cosh, lambda g, ans, x: g * anp.sinh(x))
+defjvp(anp.tanh, lambda g, ans, x: g * (1 - ans**2))
+defjvp(anp.arcsinh, lambda g, ans, x: g / anp.sqrt(x**2 + 1))
+defjvp(anp.arccosh, lambda g, ans, x: g / anp.sqrt(x**2 - 1))
+defjvp(anp.arctanh, lambda g, ans, x: g / (1 - x**2))
+def_linear(anp.deg2rad)
+def_linear(anp.rad2deg)
+defjvp(anp.sinc, lambda g, ans, x: g * (anp.cos(onp.pi * x) * onp.pi * x - anp.sin(onp.pi * x))
+       / (onp.pi * replace_zero(x, 1.0) ** 2) * (x != 0))
+defjvp(anp.clip,
+       lambda g, ans, x, a_min=None, a_max=None: g * anp.logical_and(ans != a_min, ans != a_max),
+       None, None)
+
+# =============================================================================================
+# Reductions
+# =============================================================================================
+
+def_linear(anp.sum)
+def_linear(anp.mean)
+def_linear(anp.cumsum)
+
+
+def jvp_var(g, ans, x, axis=None, ddof=0, keepdims=False):
+    shape, _, dtype, _ = anp.metadata(x)
+    count = repeat_to_match_shape(ans, shape, dtype, axis, keepdims)[1]
+    centred = anp.conj(x - anp.mean(x, axis=axis, keepdims=True))
+    return 2.0 * anp.sum(anp.real(g * centred), axis=axis, keepdims=keepdims) / (count - ddof)
+
+
+def jvp_std(g, ans, x, axis=None, ddof=0, keepdims=False):
+    return jvp_var(g, ans**2, x, axis=axis, ddof=ddof, keepdims=keepdims) / (2 * ans)
+
+
+def jvp_chooser(g, ans, x, axis=None, keepdims=False):
+    shape, _, dtype, _ = anp.metadata(x)
+    ans_repeated, _ = repeat_to_match_shape(ans, shape, dtype, axis, keepdims)
+    winners = x == ans_repeated
+    share = winners / anp.sum(winners, axis=axis, keepdims=True)
+    return anp.sum(g * share, axis=axis, keepdims=keepdims)
+
+
+def jvp_prod(g, ans, x, axis=None, keepdims=False):
+    return ans * anp.sum(g / x, axis=axis, keepdims=keepdims)
+
+
+defjvp(anp.var, jvp_var)
+defjvp(anp.std, jvp_std)
+for _chooser in (anp.max, anp.min, anp.amax, anp.amin):
+    defjvp(_chooser, jvp_chooser)
+defjvp(anp.prod, jvp_prod)
+
+# =============================================================================================
+# Linear algebra: every product is linear in each factor
+# =============================================================================================
+
+for _product in (anp.dot, anp.matmul, anp.tensordot, anp.outer, anp.inner, anp.kron):
+    def_linear(_product)
+def_linear(anp.einsum)
+
+# =============================================================================================
+# Shape operations
+# =============================================================================================
+
+for _reshaping in (anp.reshape, anp.ravel, anp.squeeze, anp.expand_dims, anp.atleast_1d,
+                   anp.atleast_2d, anp.atleast_3d, anp.transpose, anp.swapaxes, anp.moveaxis,
+                   anp.flip, anp.broadcast_to, anp.repeat, anp.tile,
+                   anp.diag, anp.diagonal, anp.trace, anp.triu, anp.tril):
+    def_linear(_reshaping)
+
+
+def jvp_concatenate_args(argnum, g, ans, args, kwargs):
+    """Concatenation is linear in all its arrays jointly: the others contribute zeros."""
+    axis, *arrays = args
+    pieces = [g if i == argnum - 1 else anp.zeros_like(a) for i, a in enumerate(arrays)]
+    return anp.concatenate_args(axis, *pieces)
+
+
+defjvp_argnum(anp.concatenate_args, jvp_concatenate_args)
+defjvp(anp.astype, lambda g, ans, x, dtype, **kwargs: _cast_like(g, ans))
+
+
+def _cast_like(g: Any, ans: Any) -> Any:
+    if not vspace(ans).iscomplex:
+        g = anp.real(g)
+    return anp.astype(g, anp.metadata(ans)[2])
+
+
+# =============================================================================================
+# Indexing
+# =============================================================================================
+
+def_linear(anp.array_getitem)
+def_linear(anp.untake)
+def_linear(anp.take)
+
+# =============================================================================================
+# Complex numbers
+# =============================================================================================
+
+def_linear(anp.real)
+def_linear(anp.imag)
+def_linear(anp.conj)
+def_linear(anp.conjugate)
+def_linear(anp.real_if_close)
+defjvp(anp.angle, lambda g, ans, x: anp.real(g * anp.conj(x * 1j) / anp.abs(x) ** 2))

@@ -1,0 +1,571 @@
+"""Reverse-mode rules for NumPy: for each primitive and argument, `ans, *args -> (g -> contribution)`.
+
+Sections, in the same order as `jvps.py`: shape helpers, arithmetic, elementwise functions,
+reductions, linear algebra, shape operations, indexing, complex numbers. The rules are written
+with `ad_core.numpy` functions, so they are traced themselves and can be differentiated again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as onp
+from numpy._core.einsumfunc import _parse_einsum_input
+
+from .. import inspect as _inspect
+from ..core import defvjp, defvjp_argnum, vspace
+from . import wrapper as anp
+
+# =============================================================================================
+# Shape helpers: a broadcast input gets back a cotangent of its own shape
+# =============================================================================================
+
+
+def unbroadcast(x: Any, target_meta: tuple, broadcast_idx: int = 0) -> Any:
+    r"""Sum the cotangent `x` down to the shape in `target_meta`.
+
+    Broadcasting copies an input to many output positions, so its transpose adds the
+    copies' cotangents: first over the leading axes broadcasting added, then (keeping the
+    axis) over each axis where the target has size 1. A real target drops the imaginary part.
+    """
+    target_shape, target_ndim, _dtype, target_iscomplex = target_meta
+    _inspect.note("unbroadcast", "enter", x, target_shape=target_shape, target_ndim=target_ndim)
+    while anp.ndim(x) > target_ndim:
+        x = anp.sum(x, axis=broadcast_idx)
+        _inspect.note("unbroadcast", "sum_leading", x, axis=broadcast_idx,
+                      target_shape=target_shape, target_ndim=target_ndim)
+    for axis, size in enumerate(target_shape):
+        if size == 1 and anp.shape(x)[axis] != 1:
+            x = anp.sum(x, axis=axis, keepdims=True)
+            _inspect.note("unbroadcast", "sum_keepdims", x, axis=axis,
+                          target_shape=target_shape, target_ndim=target_ndim)
+    if anp.iscomplexobj(x) and not target_iscomplex:
+        x = anp.real(x)
+        _inspect.note("unbroadcast", "real", x, target_shape=target_shape, target_ndim=target_ndim)
+    _inspect.note("unbroadcast", "return", x, target_shape=target_shape, target_ndim=target_ndim)
+    return x
+
+
+def unbroadcast_f(target: Any, f: Callable) -> Callable:
+    """Capture the target's metadata now (forward) and reduce `f(g)` to it later (backward)."""
+    target_meta = anp.metadata(target)
+    return lambda g: unbroadcast(f(g), target_meta)
+
+
+def replace_zero(x: Any, value: float) -> Any:
+    return anp.where(x, x, value)
+
+
+def balanced_eq(x: Any, z: Any, y: Any) -> Any:
+    """1 where `x` produced the max/min `z`, 1/2 where `x` and `y` tie: ties share the gradient."""
+    return (x == z) / (1.0 + (x == y))
+
+
+# =============================================================================================
+# Arithmetic
+# =============================================================================================
+
+defvjp(anp.negative, lambda ans, x: lambda g: -g)
+defvjp(anp.add,
+       lambda ans, x, y: unbroadcast_f(x, lambda g: g),
+       lambda ans, x, y: unbroadcast_f(y, lambda g: g))
+defvjp(anp.subtract,
+       lambda ans, x, y: unbroadcast_f(x, lambda g: g),
+       lambda ans, x, y: unbroadcast_f(y, lambda g: -g))
+defvjp(anp.multiply,
+       lambda ans, x, y: unbroadcast_f(x, lambda g: y * g),
+       lambda ans, x, y: unbroadcast_f(y, lambda g: x * g))
+defvjp(anp.true_divide,
+       lambda ans, x, y: unbroadcast_f(x, lambda g: g / y),
+       lambda ans, x, y: unbroadcast_f(y, lambda g: -g * x / y**2))
+defvjp(anp.power,
+       lambda ans, x, y: unbroadcast_f(x, lambda g: g * y * x ** anp.where(y, y - 1, 1.0)),
+       lambda ans, x, y: unbroadcast_f(y, lambda g: g * anp.log(replace_zero(x, 1.0)) * ans))
+defvjp(anp.mod,
+       lambda ans, x, y: unbroadcast_f(x, lambda g: g),
+       lambda ans, x, y: unbroadcast_f(y, lambda g: -g * anp.floor(x / y)))
+defvjp(anp.remainder,
+       lambda ans, x, y: unbroadcast_f(x, lambda g: g),
+       lambda ans, x, y: unbroadcast_f(y, lambda g: -g * anp.floor(x / y)))
+defvjp(anp.maximum,
+       lambda ans, x, y: unbroadcast_f(x, lambda g: g * balanced_eq(x, ans, y)),
+       lambda ans, x, y: unbroadcast_f(y, lambda g: g * balanced_eq(y, ans, x)))
+defvjp(anp.minimum,
+       lambda ans, x, y: unbroadcast_f(x, lambda g: g * balanced_eq(x, ans, y)),
+       lambda ans, x, y: unbroadcast_f(y, lambda g: g * balanced_eq(y, ans, x)))
+defvjp(anp.fmax,
+       lambda ans, x, y: unbroadcast_f(x, lambda g: g * balanced_eq(x, ans, y)),
+       lambda ans, x, y: unbroadcast_f(y, lambda g: g * balanced_eq(y, ans, x)))
+defvjp(anp.fmin,
+       lambda ans, x, y: unbroadcast_f(x, lambda g: g * balanced_eq(x, ans, y)),
+       lambda ans, x, y: unbroadcast_f(y, lambda g: g * balanced_eq(y, ans, x)))
+defvjp(anp.logaddexp,
+       lambda ans, x, y: unbroadcast_f(x, lambda g: g * anp.exp(x - ans)),
+       lambda ans, x, y: unbroadcast_f(y, lambda g: g * anp.exp(y - ans)))
+defvjp(anp.logaddexp2,
+       lambda ans, x, y: unbroadcast_f(x, lambda g: g * 2 ** (x - ans)),
+       lambda ans, x, y: unbroadcast_f(y, lambda g: g * 2 ** (y - ans)))
+defvjp(anp.arctan2,
+       lambda ans, x, y: unbroadcast_f(x, lambda g: g * y / (x**2 + y**2)),
+       lambda ans, x, y: unbroadcast_f(y, lambda g: g * -x / (x**2 + y**2)))
+defvjp(anp.hypot,
+       lambda ans, x, y: unbroadcast_f(x, lambda g: g * x / ans),
+       lambda ans, x, y: unbroadcast_f(y, lambda g: g * y / ans))
+defvjp(anp.where, None,
+       lambda ans, c, x=None, y=None: unbroadcast_f(x, lambda g: anp.where(c, g, 0.0)),
+       lambda ans, c, x=None, y=None: unbroadcast_f(y, lambda g: anp.where(c, 0.0, g)))
+
+# =============================================================================================
+# Elementwise functions
+# =============================================================================================
+
+defvjp(anp.exp, lambda ans, x: lambda g: ans * g)
+defvjp(anp.exp2, lambda ans, x: lambda g: ans * onp.log(2) * g)
+defvjp(anp.expm1, lambda ans, x: lambda g: (ans + 1) * g)
+defvjp(anp.log, lambda ans, x: lambda g: g / x)
+defvjp(anp.log2, lambda ans, x: lambda g: g / (x * onp.log(2)))
+defvjp(anp.log10, lambda ans, x: lambda g: g / (x * onp.log(10)))
+defvjp(anp.log1p, lambda ans, x: lambda g: g / (x + 1))
+defvjp(anp.sqrt, lambda ans, x: lambda g: g * 0.5 / ans)
+defvjp(anp.cbrt, lambda ans, x: lambda g: g / (3 * ans**2))
+defvjp(anp.square, lambda ans, x: lambda g: g * 2 * x)
+defvjp(anp.reciprocal, lambda ans, x: lambda g: -g / x**2)
+defvjp(anp.absolute, lambda ans, x: lambda g: g * replace_zero(anp.conj(x), 0.0) / replace_zero(ans, 1.0))
+defvjp(anp.fabs, lambda ans, x: lambda g: g * anp.sign(x))
+defvjp(anp.sin, lambda ans, x: lambda g: g * anp.cos(x))
+defvjp(anp.cos, lambda ans, x: lambda g: -g * anp.sin(x))
+defvjp(anp.tan, lambda ans, x: lambda g: g / anp.cos(x) ** 2)
+defvjp(anp.arcsin, lambda ans, x: lambda g: g / anp.sqrt(1 - x**2))
+defvjp(anp.arccos, lambda ans, x: lambda g: -g / anp.sqrt(1 - x**2))
+defvjp(anp.arctan, lambda ans, x: lambda g: g / (1 + x**2))
+defvjp(anp.sinh, lambda ans, x: lambda g: g * anp.cosh(x))
+defvjp(anp.cosh, lambda ans, x: lambda g: g * anp.sinh(x))
+defvjp(anp.tanh, lambda ans, x: lambda g: g * (1 - ans**2))
+defvjp(anp.arcsinh, lambda ans, x: lambda g: g / anp.sqrt(x**2 + 1))
+defvjp(anp.arccosh, lambda ans, x: lambda g: g / anp.sqrt(x**2 - 1))
+defvjp(anp.arctanh, lambda ans, x: lambda g: g / (1 - x**2))
+defvjp(anp.deg2rad, lambda ans, x: lambda g: g * onp.pi / 180)
+defvjp(anp.rad2deg, lambda ans, x: lambda g: g * 180 / onp.pi)
+defvjp(anp.sinc, lambda ans, x: lambda g: g * (anp.cos(onp.pi * x) * onp.pi * x - anp.sin(onp.pi * x))
+       / (onp.pi * replace_zero(x, 1.0) ** 2) * (x != 0))
+defvjp(anp.clip,
+       lambda ans, x, a_min=None, a_max=None: unbroadcast_f(
+           x, lambda g: g * anp.logical_and(ans != a_min, ans != a_max)),
+       None, None)
+
+# =============================================================================================
+# Reductions
+# =============================================================================================
+
+
+def repeat_to_match_shape(g: Any, shape: tuple, dtype: Any, axis: Any, keepdims: bool) -> tuple:
+    """Undo a reduction's shape change: put the reduced axes back (size 1), then broadcast.
+
+    Returns the broadcast cotangent and the number of elements each output summed.
+    """
+    if shape == ():
+        return g, 1
+    axis = tuple(range(len(shape))) if axis is None else axis
+    axis = (axis,) if isinstance(axis, int) else tuple(axis)
+    axis = tuple(a % len(shape) for a in axis)
+    kept_shape = tuple(1 if i in axis else size for i, size in enumerate(shape))
+    count = int(onp.prod([shape[i] for i in axis]))
+    return anp.broadcast_to(anp.reshape(g, kept_shape), shape), count
+
+
+def grad_sum(ans, x, axis=None, keepdims=False, dtype=None):
+    shape, _, dtype, _ = anp.metadata(x)
+    return lambda g: repeat_to_match_shape(g, shape, dtype, axis, keepdims)[0]
+
+
+def grad_mean(ans, x, axis=None, keepdims=False):
+    shape, _, dtype, _ = anp.metadata(x)
+
+    def vjp(g):
+        g_repeated, count = repeat_to_match_shape(g, shape, dtype, axis, keepdims)
+        return g_repeated / count
+
+    return vjp
+
+
+def grad_var(ans, x, axis=None, ddof=0, keepdims=False):
+    shape, _, dtype, _ = anp.metadata(x)
+
+    def vjp(g):
+        g_repeated, count = repeat_to_match_shape(g, shape, dtype, axis, keepdims)
+        centred = anp.conj(x - anp.mean(x, axis=axis, keepdims=True))
+        return 2.0 * g_repeated * centred / (count - ddof)
+
+    return vjp
+
+
+def grad_std(ans, x, axis=None, ddof=0, keepdims=False):
+    shape, _, dtype, _ = anp.metadata(x)
+
+    def vjp(g):
+        g_repeated, count = repeat_to_match_shape(g, shape, dtype, axis, keepdims)
+        ans_repeated, _ = repeat_to_match_shape(ans, shape, dtype, axis, keepdims)
+        centred = anp.conj(x - anp.mean(x, axis=axis, keepdims=True))
+        return g_repeated * centred / ((count - ddof) * ans_repeated)
+
+    return vjp
+
+
+def grad_chooser(ans, x, axis=None, keepdims=None):
+    """max/min: the gradient goes to the position(s) that attained the extreme, shared
+    equally between ties."""
+    shape, _, dtype, _ = anp.metadata(x)
+
+    def vjp(g):
+        g_repeated, _ = repeat_to_match_shape(g, shape, dtype, axis, keepdims)
+        ans_repeated, _ = repeat_to_match_shape(ans, shape, dtype, axis, keepdims)
+        winners = x == ans_repeated
+        return g_repeated * winners / anp.sum(winners, axis=axis, keepdims=True)
+
+    return vjp
+
+
+def grad_prod(ans, x, axis=None, keepdims=False):
+    shape, _, dtype, _ = anp.metadata(x)
+
+    def vjp(g):
+        g_repeated, _ = repeat_to_match_shape(g * ans, shape, dtype, axis, keepdims)
+        return g_repeated / x
+
+    return vjp
+
+
+def grad_cumsum(ans, x, axis=None):
+    shape = anp.shape(x)
+
+    def vjp(g):
+        if axis is None:
+            return anp.reshape(anp.flip(anp.cumsum(anp.flip(g))), shape)
+        return anp.flip(anp.cumsum(anp.flip(g, axis), axis), axis)
+
+    return vjp
+
+
+defvjp(anp.sum, grad_sum)
+defvjp(anp.mean, grad_mean)
+defvjp(anp.var, grad_var)
+defvjp(anp.std, grad_std)
+defvjp(anp.max, grad_chooser)
+defvjp(anp.min, grad_chooser)
+defvjp(anp.amax, grad_chooser)
+defvjp(anp.amin, grad_chooser)
+defvjp(anp.prod, grad_prod)
+defvjp(anp.cumsum, grad_cumsum)
+
+# =============================================================================================
+# Linear algebra
+# =============================================================================================
+
+
+def dot_adjoint_0(B, G, A_meta, B_meta):
+    """The cotangent of A in `dot(A, B)`, given the output cotangent G."""
+    A_shape, A_ndim, _, _ = A_meta
+    B_ndim = anp.ndim(B)
+    if B_ndim == 0 or A_ndim == 0:
+        contraction = anp.sum(anp.multiply(B, G))
+        return contraction if A_ndim == 0 else anp.multiply(B, G)
+    if B_ndim == 1:
+        return anp.multiply(anp.expand_dims(G, -1), B) if A_ndim > 0 else anp.dot(G, B)
+    G_axes = (*tuple(range(A_ndim - 1, A_ndim - 1 + B_ndim - 2)), anp.ndim(G) - 1)
+    B_axes = (*range(B_ndim - 2), B_ndim - 1)
+    result = anp.tensordot(G, B, [G_axes, B_axes])
+    return anp.reshape(result, A_shape)
+
+
+def dot_adjoint_1(A, G, A_meta, B_meta):
+    """The cotangent of B in `dot(A, B)`."""
+    B_shape, B_ndim, _, _ = B_meta
+    A_ndim = anp.ndim(A)
+    if A_ndim == 0 or B_ndim == 0:
+        contraction = anp.sum(anp.multiply(A, G))
+        return contraction if B_ndim == 0 else anp.multiply(A, G)
+    A_leading = tuple(range(A_ndim - 1))
+    if B_ndim == 1:
+        return anp.tensordot(A, G, [A_leading, tuple(range(anp.ndim(G)))])
+    G_axes = tuple(range(A_ndim - 1))
+    result = anp.tensordot(G, A, [G_axes, A_leading])
+    # result axes: B's leading axes..., B's last axis, A's last axis -> move A's to second-last
+    return anp.reshape(anp.moveaxis(result, -1, -2 if B_ndim > 1 else -1), B_shape)
+
+
+defvjp(anp.dot,
+       lambda ans, A, B: (lambda meta: lambda g: dot_adjoint_0(B, g, meta, anp.metadata(B)))(
+           anp.metadata(A)),
+       lambda ans, A, B: (lambda meta: lambda g: dot_adjoint_1(A, g, anp.metadata(A), meta))(
+           anp.metadata(B)))
+
+
+def matmul_vjp_0(ans, A, B):
+    A_meta = anp.metadata(A)
+    A_ndim, B_ndim = A_meta[1], anp.ndim(B)
+
+    def vjp(g):
+        if B_ndim == 1:
+            contribution = anp.expand_dims(g, -1) * B
+        elif A_ndim == 1:
+            contribution = anp.matmul(anp.expand_dims(g, -2), anp.swapaxes(B, -1, -2))[..., 0, :]
+        else:
+            contribution = anp.matmul(g, anp.swapaxes(B, -1, -2))
+        return unbroadcast(contribution, A_meta)
+
+    return vjp
+
+
+def matmul_vjp_1(ans, A, B):
+    B_meta = anp.metadata(B)
+    A_ndim, B_ndim = anp.ndim(A), B_meta[1]
+
+    def vjp(g):
+        if A_ndim == 1:
+            g_matrix = anp.expand_dims(g, -2) if B_ndim > 1 else g
+            contribution = (anp.expand_dims(A, -1) * g_matrix if B_ndim > 1 else A * g)
+        elif B_ndim == 1:
+            contribution = anp.matmul(anp.swapaxes(A, -1, -2), anp.expand_dims(g, -1))[..., 0]
+        else:
+            contribution = anp.matmul(anp.swapaxes(A, -1, -2), g)
+        return unbroadcast(contribution, B_meta)
+
+    return vjp
+
+
+defvjp(anp.matmul, matmul_vjp_0, matmul_vjp_1)
+
+
+def tensordot_adjoint_0(B, G, axes, A_ndim, B_ndim):
+    """The cotangent of A in `tensordot(A, B, axes)`."""
+    if isinstance(axes, int):
+        axes = (list(range(A_ndim - axes, A_ndim)), list(range(axes)))
+    A_axes, B_axes = ([a] if isinstance(a, int) else list(a) for a in axes)
+    A_axes = [a % A_ndim for a in A_axes]
+    B_axes = [b % B_ndim for b in B_axes]
+    B_free = [b for b in range(B_ndim) if b not in B_axes]
+    G_ndim = anp.ndim(G)
+    G_B_free = list(range(G_ndim - len(B_free), G_ndim))
+    result = anp.tensordot(G, B, [G_B_free, B_free])
+    A_free = [a for a in range(A_ndim) if a not in A_axes]
+    # result axes are (A_free..., B_axes in B order) -> permute to A's axis order
+    order = A_free + A_axes
+    return anp.transpose(result, onp.argsort(order))
+
+
+def tensordot_adjoint_1(A, G, axes, A_ndim, B_ndim):
+    """The cotangent of B in `tensordot(A, B, axes)`."""
+    if isinstance(axes, int):
+        axes = (list(range(A_ndim - axes, A_ndim)), list(range(axes)))
+    A_axes, B_axes = ([a] if isinstance(a, int) else list(a) for a in axes)
+    A_axes = [a % A_ndim for a in A_axes]
+    B_axes = [b % B_ndim for b in B_axes]
+    A_free = [a for a in range(A_ndim) if a not in A_axes]
+    G_A_free = list(range(len(A_free)))
+    result = anp.tensordot(A, G, [A_free, G_A_free])
+    B_free = [b for b in range(B_ndim) if b not in B_axes]
+    order = B_axes + B_free
+    return anp.transpose(result, onp.argsort(order))
+
+
+defvjp(anp.tensordot,
+       lambda ans, A, B, axes=2: lambda g: tensordot_adjoint_0(B, g, axes, anp.ndim(A), anp.ndim(B)),
+       lambda ans, A, B, axes=2: lambda g: tensordot_adjoint_1(A, g, axes, anp.ndim(A), anp.ndim(B)))
+defvjp(anp.outer,
+       lambda ans, a, b: lambda g: anp.reshape(anp.dot(g, anp.ravel(b)), anp.shape(a)),
+       lambda ans, a, b: lambda g: anp.reshape(anp.dot(anp.ravel(a), g), anp.shape(b)))
+
+
+def inner_vjp(argnum):
+    def maker(ans, a, b):
+        other = b if argnum == 0 else a
+        mine_shape = anp.shape(a if argnum == 0 else b)
+
+        def vjp(g):
+            if anp.ndim(a) == 0 or anp.ndim(b) == 0:
+                contribution = g * other
+                return anp.sum(contribution) if len(mine_shape) == 0 else contribution
+            if argnum == 0:
+                return anp.tensordot(g, other, [list(range(anp.ndim(a) - 1, anp.ndim(g))),
+                                                list(range(anp.ndim(b) - 1))])
+            return anp.moveaxis(anp.tensordot(a, g, [list(range(anp.ndim(a) - 1)),
+                                                     list(range(anp.ndim(a) - 1))]), 0, -1)
+
+        return vjp
+
+    return maker
+
+
+defvjp(anp.inner, inner_vjp(0), inner_vjp(1))
+
+
+def grad_einsum(argnum, ans, args, kwargs):
+    """The cotangent of one operand of `einsum` is another einsum: contract the output
+    cotangent with the other operands, and write the operand's own subscripts as output.
+
+    A subscript that appears only in this operand was summed away; contracting against an
+    explicit array of ones puts it back (the transpose of a sum is a copy).
+    """
+    input_subs, output_subs, _operands = _parse_einsum_input(tuple(anp.getval(a) for a in args))
+    position = argnum - 1
+    target_meta = anp.metadata(args[argnum])
+    all_subs = input_subs.split(",")
+    own_subs = all_subs[position]
+    other_subs = all_subs[:position] + all_subs[position + 1 :]
+    other_operands = args[1:argnum] + args[argnum + 1 :]
+    named_elsewhere = set(output_subs + "".join(other_subs))
+    summed_alone = [(axis, sub) for axis, sub in enumerate(own_subs) if sub not in named_elsewhere]
+
+    def vjp(g):
+        if summed_alone:
+            axes, subs = zip(*summed_alone, strict=False)
+            ones = onp.ones([target_meta[0][axis] for axis in axes])
+            spec = ",".join([output_subs, "".join(subs), *other_subs]) + "->" + own_subs
+            return unbroadcast(anp.einsum(spec, g, ones, *other_operands), target_meta)
+        spec = ",".join([output_subs, *other_subs]) + "->" + own_subs
+        return unbroadcast(anp.einsum(spec, g, *other_operands), target_meta)
+
+    return vjp
+
+
+defvjp_argnum(anp.einsum, grad_einsum)
+
+# =============================================================================================
+# Shape operations
+# =============================================================================================
+
+defvjp(anp.reshape, lambda ans, x, shape, order=None: lambda g: anp.reshape(g, anp.shape(x)))
+defvjp(anp.ravel, lambda ans, x, order=None: lambda g: anp.reshape(g, anp.shape(x)))
+defvjp(anp.squeeze, lambda ans, x, axis=None: lambda g: anp.reshape(g, anp.shape(x)))
+defvjp(anp.expand_dims, lambda ans, x, axis: lambda g: anp.reshape(g, anp.shape(x)))
+defvjp(anp.atleast_1d, lambda ans, x: lambda g: anp.reshape(g, anp.shape(x)))
+defvjp(anp.atleast_2d, lambda ans, x: lambda g: anp.reshape(g, anp.shape(x)))
+defvjp(anp.atleast_3d, lambda ans, x: lambda g: anp.reshape(g, anp.shape(x)))
+defvjp(anp.transpose, lambda ans, x, axes=None: lambda g: anp.transpose(
+    g, None if axes is None else onp.argsort(axes)))
+defvjp(anp.swapaxes, lambda ans, x, axis1, axis2: lambda g: anp.swapaxes(g, axis2, axis1))
+defvjp(anp.moveaxis, lambda ans, x, source, destination: lambda g: anp.moveaxis(
+    g, destination, source))
+defvjp(anp.flip, lambda ans, x, axis=None: lambda g: anp.flip(g, axis))
+defvjp(anp.broadcast_to, lambda ans, x, shape: unbroadcast_f(x, lambda g: g))
+
+
+def grad_repeat(ans, x, repeats, axis=None):
+    shape = anp.shape(x)
+
+    def vjp(g):
+        if axis is None:
+            flat = anp.reshape(g, (-1, repeats)) if onp.ndim(repeats) == 0 else None
+            if flat is None:
+                raise NotImplementedError("ad_core: repeat with per-element counts and axis=None")
+            return anp.reshape(anp.sum(flat, axis=1), shape)
+        axis_ = axis % len(shape)
+        if onp.ndim(repeats) == 0:
+            split_shape = (*shape[:axis_], shape[axis_], repeats, *shape[axis_ + 1 :])
+            return anp.sum(anp.reshape(g, split_shape), axis=axis_ + 1)
+        starts = onp.concatenate([[0], onp.cumsum(repeats)[:-1]])
+        return anp.add.reduceat(g, starts, axis=axis_)
+
+    return vjp
+
+
+def grad_tile(ans, x, reps):
+    shape = anp.shape(x)
+
+    def vjp(g):
+        reps_ = (reps,) if onp.ndim(reps) == 0 else tuple(reps)
+        full_shape = (1,) * (len(reps_) - len(shape)) + tuple(shape)
+        reps_ = (1,) * (len(full_shape) - len(reps_)) + reps_
+        interleaved = [n for pair in zip(reps_, full_shape, strict=False) for n in pair]
+        summed = anp.sum(anp.reshape(g, interleaved), axis=tuple(range(0, 2 * len(reps_), 2)))
+        return anp.reshape(summed, shape)
+
+    return vjp
+
+
+defvjp(anp.repeat, grad_repeat)
+defvjp(anp.tile, grad_tile)
+
+
+def grad_concatenate_args(argnum, ans, args, kwargs):
+    axis, *arrays = args
+    axis = axis % anp.ndim(ans)
+    sizes = [anp.shape(array)[axis] for array in arrays]
+    start = sum(sizes[: argnum - 1])
+    index = (slice(None),) * axis + (slice(start, start + sizes[argnum - 1]),)
+    return lambda g: g[index]
+
+
+defvjp_argnum(anp.concatenate_args, grad_concatenate_args)
+defvjp(anp.diag, lambda ans, x, k=0: lambda g: (
+    anp.diagonal(g, k) if anp.ndim(x) == 1 else _diag_matrix(g, anp.shape(x), k)))
+
+
+def _diag_matrix(g, shape, k):
+    rows = onp.arange(anp.shape(g)[0]) + max(-k, 0)
+    cols = onp.arange(anp.shape(g)[0]) + max(k, 0)
+    return anp.untake(g, (rows, cols), shape)
+
+
+defvjp(anp.diagonal, lambda ans, x, offset=0, axis1=0, axis2=1: lambda g: _diagonal_adjoint(
+    g, anp.shape(x), offset, axis1, axis2))
+
+
+def _diagonal_adjoint(g, shape, offset, axis1, axis2):
+    if len(shape) != 2:
+        raise NotImplementedError("ad_core: VJP of diagonal for arrays with more than 2 axes")
+    return _diag_matrix(g, shape, offset)
+
+
+defvjp(anp.trace, lambda ans, x, offset=0: lambda g: g * anp.eye(
+    anp.shape(x)[0], anp.shape(x)[1], offset))
+defvjp(anp.triu, lambda ans, x, k=0: lambda g: anp.triu(g, k))
+defvjp(anp.tril, lambda ans, x, k=0: lambda g: anp.tril(g, k))
+defvjp(anp.astype, lambda ans, x, dtype, **kwargs: lambda g: _cast_back(g, x))
+
+
+def _cast_back(g, x):
+    _shape, _, dtype, iscomplex = anp.metadata(x)
+    if not iscomplex:
+        g = anp.real(g)
+    return anp.astype(g, dtype)
+
+
+# =============================================================================================
+# Indexing
+# =============================================================================================
+
+defvjp(anp.array_getitem, lambda ans, A, index: (
+    lambda shape: lambda g: anp.untake(g, index, shape))(anp.shape(A)))
+defvjp(anp.untake, lambda ans, g, index, shape: lambda h: anp.array_getitem(h, index))
+defvjp(anp.take, lambda ans, A, indices, axis=None: (
+    lambda shape: lambda g: _untake_along(g, indices, axis, shape))(anp.shape(A)))
+
+
+def _untake_along(g, indices, axis, shape):
+    if axis is None:
+        return anp.reshape(anp.untake(g, indices, (int(onp.prod(shape)),)), shape)
+    axis = axis % len(shape)
+    index = (slice(None),) * axis + (indices,)
+    return anp.untake(g, index, shape)
+
+
+# =============================================================================================
+# Complex numbers
+# =============================================================================================
+
+defvjp(anp.real, lambda ans, x: lambda g: _match_complex(x, g))
+defvjp(anp.imag, lambda ans, x: lambda g: _match_complex(x, -1j * g))
+defvjp(anp.conj, lambda ans, x: lambda g: anp.conj(g))
+defvjp(anp.conjugate, lambda ans, x: lambda g: anp.conj(g))
+defvjp(anp.angle, lambda ans, x: lambda g: _match_complex(
+    x, g * anp.conj(x * 1j) / anp.abs(x) ** 2))
+defvjp(anp.real_if_close, lambda ans, x: lambda g: _match_complex(x, g))
+
+
+def _match_complex(target: Any, x: Any) -> Any:
+    """Give a cotangent the real or complex type of the input it belongs to."""
+    if vspace(target).iscomplex:
+        return x + 0j
+    return anp.real(x)

@@ -1,0 +1,182 @@
+"""Every NumPy callable, wrapped: a primitive when it can carry a derivative, a plain
+function (arguments unboxed) when its output is piecewise constant or describes a shape.
+
+A wrapped function without a rule still computes its value; it fails only when a gradient
+has to flow through it, with an error that names it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import types
+from typing import Any
+
+import numpy as _np
+
+from ..tracer import Box, getval, notrace_primitive, primitive
+
+# Outputs of these carry no derivative: shapes, dtypes, comparisons, rounding, index queries.
+NOTRACE_FUNCTIONS = {
+    _np.ndim, _np.shape, _np.size, _np.iscomplexobj, _np.isrealobj, _np.result_type,
+    _np.zeros_like, _np.ones_like, _np.empty_like, _np.full_like,
+    _np.floor, _np.ceil, _np.round, _np.rint, _np.around, _np.fix, _np.trunc, _np.sign,
+    _np.all, _np.any, _np.argmax, _np.argmin, _np.argpartition, _np.argsort, _np.argwhere,
+    _np.nonzero, _np.flatnonzero, _np.count_nonzero, _np.searchsorted, _np.floor_divide,
+    _np.logical_and, _np.logical_or, _np.logical_not, _np.logical_xor,
+    _np.isfinite, _np.isinf, _np.isnan, _np.isneginf, _np.isposinf, _np.signbit,
+    _np.allclose, _np.isclose, _np.array_equal, _np.array_equiv,
+    _np.greater, _np.greater_equal, _np.less, _np.less_equal, _np.equal, _np.not_equal,
+    _np.iscomplex, _np.isreal, _np.isscalar, _np.shares_memory, _np.may_share_memory,
+    _np.unravel_index, _np.ravel_multi_index, _np.bincount, _np.digitize, _np.unique,
+    _np.histogram, _np.sort_complex, _np.array_repr, _np.array_str, _np.printoptions,
+    _np.set_printoptions, _np.get_printoptions, _np.broadcast_shapes, _np.can_cast,
+    _np.promote_types, _np.min_scalar_type, _np.issubdtype, _np.isdtype,
+}
+
+# Constructors whose output is a constant however they are called.
+CONSTANT_FUNCTIONS = {
+    _np.zeros, _np.ones, _np.empty, _np.full, _np.eye, _np.identity, _np.arange,
+    _np.linspace, _np.logspace, _np.geomspace, _np.indices, _np.tri, _np.meshgrid,
+}
+
+
+def wrap_namespace(old: dict[str, Any], new: dict[str, Any]) -> None:
+    """Fill `new` with wrapped versions of the callables in `old`, and copy the rest.
+
+    NumPy has aliases (`abs` is `absolute`): an alias gets the same wrapper, so a rule
+    registered under one name holds under every name.
+    """
+    done: dict[int, Any] = {}
+    for name, obj in old.items():
+        if name.startswith("_"):
+            continue
+        if isinstance(obj, type | types.ModuleType) or not callable(obj):
+            new[name] = obj
+        elif id(obj) in done:
+            new[name] = done[id(obj)]
+        elif obj in NOTRACE_FUNCTIONS or obj in CONSTANT_FUNCTIONS:
+            new[name] = done[id(obj)] = notrace_primitive(obj)
+        else:
+            new[name] = done[id(obj)] = primitive(obj)
+
+
+wrapped: dict[str, Any] = {}
+wrap_namespace(_np.__dict__, wrapped)
+globals().update(wrapped)
+
+
+def metadata(A: Any) -> tuple[tuple, int, _np.dtype, bool]:
+    """What a rule needs to know about an input to give a cotangent back to it:
+    `(shape, ndim, dtype, iscomplex)`."""
+    A = getval(A)
+    if type(A) is _np.ndarray:
+        dtype = A.dtype
+        return A.shape, A.ndim, dtype, dtype.kind == "c"
+    dtype = _np.result_type(A)
+    return _np.shape(A), _np.ndim(A), dtype, dtype.kind == "c"
+
+
+# ---------------------------------------------------------------------------------------------
+# Functions whose arguments are sequences of arrays: the boxes sit inside a list, where a
+# primitive cannot see them, so the sequence is spread into positional arguments.
+# ---------------------------------------------------------------------------------------------
+
+
+@primitive
+def concatenate_args(axis: int, *arrays: Any) -> _np.ndarray:
+    return _np.concatenate(arrays, axis)
+
+
+def concatenate(arrays, axis: int = 0) -> Any:
+    """`numpy.concatenate`, traced through every array of the sequence."""
+    return concatenate_args(axis, *arrays)
+
+
+def stack(arrays, axis: int = 0) -> Any:
+    """`numpy.stack`: add an axis to each array, then concatenate along it."""
+    arrays = list(arrays)
+    if not arrays:
+        raise ValueError("ad_core.numpy.stack: need at least one array to stack")
+    ndim = _np.ndim(getval(arrays[0]))
+    axis = axis % (ndim + 1)
+    return concatenate([wrapped["expand_dims"](array, axis) for array in arrays], axis)
+
+
+def hstack(arrays) -> Any:
+    arrays = [wrapped["atleast_1d"](array) for array in arrays]
+    return concatenate(arrays, 0 if _np.ndim(getval(arrays[0])) == 1 else 1)
+
+
+def vstack(arrays) -> Any:
+    return concatenate([wrapped["atleast_2d"](array) for array in arrays], 0)
+
+
+def column_stack(arrays) -> Any:
+    columns = [
+        wrapped["reshape"](a, (-1, 1)) if _np.ndim(getval(a)) < 2 else a for a in arrays
+    ]
+    return concatenate(columns, 1)
+
+
+def split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list:
+    """`numpy.split` as a list of slices, so each piece is traced by indexing."""
+    value = getval(ary)
+    axis = axis % _np.ndim(value)
+    length = _np.shape(value)[axis]
+    if _np.ndim(indices_or_sections) == 0:
+        sections = int(indices_or_sections)
+        if length % sections:
+            raise ValueError(
+                f"ad_core.numpy.split: an axis of length {length} does not split into "
+                f"{sections} equal sections"
+            )
+        bounds = list(range(0, length + 1, length // sections))
+    else:
+        bounds = [0, *indices_or_sections, length]
+    pieces = []
+    for start, stop in itertools.pairwise(bounds):
+        index = (slice(None),) * axis + (slice(start, stop),)
+        pieces.append(ary[index])
+    return pieces
+
+
+def array(A: Any, *args: Any, **kwargs: Any) -> Any:
+    """`numpy.array`, which also accepts (nested) lists holding traced values."""
+    if isinstance(A, Box):
+        return A
+    if isinstance(A, list | tuple) and _contains_box(A):
+        return stack([array(item) for item in A])
+    return _np.array(A, *args, **kwargs)
+
+
+def _contains_box(items: Any) -> bool:
+    if isinstance(items, Box):
+        return True
+    if isinstance(items, list | tuple):
+        return any(_contains_box(item) for item in items)
+    return False
+
+
+asarray = array
+concat = concatenate
+
+
+@primitive
+def array_getitem(A: Any, index: Any) -> Any:
+    """`A[index]` as a primitive, for basic and advanced indexing alike."""
+    return A[index]
+
+
+@primitive
+def untake(g: Any, index: Any, shape: tuple) -> _np.ndarray:
+    """The adjoint of `A[index]`: scatter `g` into zeros, adding where indices repeat."""
+    result = _np.zeros(shape, _np.result_type(g))
+    _np.add.at(result, index, g)
+    return result
+
+
+__all__ = [
+    *wrapped,
+    "array", "array_getitem", "asarray", "column_stack", "concat", "concatenate",
+    "concatenate_args", "hstack", "metadata", "split", "stack", "untake", "vstack",
+]

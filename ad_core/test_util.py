@@ -1,0 +1,110 @@
+"""`check_grads`: compare the engine's JVPs and VJPs with central finite differences."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .core import make_jvp, make_vjp, vspace
+from .tracer import getval
+
+EPS = 1e-6
+RTOL = 1e-6
+ATOL = 1e-6
+
+
+class GradientCheckError(AssertionError):
+    """A derivative disagrees with finite differences."""
+
+
+def numerical_jvp(f: Callable, x: Any, v: Any, eps: float = EPS) -> Any:
+    r"""Central difference along `v`: $\frac{f(x + \frac{\epsilon}{2} v) - f(x - \frac{\epsilon}{2} v)}{\epsilon}$."""
+    return (f(x + eps / 2 * v) - f(x - eps / 2 * v)) / eps
+
+
+def _fail(argnum: int, mode: str, order: int, what: str, expected: Any, computed: Any) -> None:
+    raise GradientCheckError(
+        f"check_grads: argument {argnum}, mode {mode!r}, order {order}: {what}\n"
+        f"  expected (central differences): {getval(expected)!r}\n"
+        f"  computed (ad_core):             {getval(computed)!r}"
+    )
+
+
+def _check_close(a, b, argnum, mode, order, what, rtol, atol) -> None:
+    if not np.allclose(getval(a), getval(b), rtol=rtol, atol=atol):
+        _fail(argnum, mode, order, what, a, b)
+
+
+def check_vjp(f, x, rng, argnum=0, order=1, eps=EPS, rtol=RTOL, atol=ATOL) -> None:
+    r"""The inner-product identity $\langle u, J v\rangle = \langle J^\top u, v\rangle$, with $J v$
+    from central differences and $J^\top u$ from the engine's backward pass."""
+    vjp, y = make_vjp(f, x)
+    x_space, y_space = vspace(x), vspace(y)
+    x_direction, y_direction = x_space.randn(rng), y_space.randn(rng)
+    cotangent = vjp(y_space.covector(y_direction))
+    if np.shape(cotangent) != x_space.shape:
+        _fail(argnum, "rev", order, "VJP has the wrong shape", x_space.shape, np.shape(cotangent))
+    exact = x_space.inner_prod(x_direction, x_space.covector(cotangent))
+    numeric = y_space.inner_prod(y_direction, numerical_jvp(f, x, x_direction, eps))
+    _check_close(numeric, exact, argnum, "rev", order, "<u, J v> != <J^T u, v>", rtol, atol)
+
+
+def check_jvp(f, x, rng, argnum=0, order=1, eps=EPS, rtol=RTOL, atol=ATOL) -> None:
+    """The engine's forward-mode $J v$ against central differences along `v`."""
+    x_direction = vspace(x).randn(rng)
+    y, tangent = make_jvp(f, x)(x_direction)
+    if np.shape(tangent) != np.shape(y):
+        _fail(argnum, "fwd", order, "JVP has the wrong shape", np.shape(y), np.shape(tangent))
+    numeric = numerical_jvp(f, x, x_direction, eps)
+    _check_close(numeric, tangent, argnum, "fwd", order, "J v differs", rtol, atol)
+
+
+def _check_one(f, x, modes, order, rng, argnum, level, **tolerances) -> None:
+    if "fwd" in modes:
+        check_jvp(f, x, rng, argnum, level, **tolerances)
+        if order > 1:
+            direction = vspace(x).randn(rng)
+            _check_one(lambda x: make_jvp(f, x)(direction)[1], x, modes, order - 1, rng,
+                       argnum, level + 1, **tolerances)
+    if "rev" in modes:
+        check_vjp(f, x, rng, argnum, level, **tolerances)
+        if order > 1:
+            cotangent = vspace(f(x)).randn(rng)
+            _check_one(lambda x: make_vjp(f, x)[0](cotangent), x, modes, order - 1, rng,
+                       argnum, level + 1, **tolerances)
+
+
+def check_grads(
+    fun: Callable,
+    argnum: int | Sequence[int] | None = None,
+    modes: Sequence[str] = ("fwd", "rev"),
+    order: int = 2,
+    seed: int = 0,
+    eps: float = EPS,
+    rtol: float = RTOL,
+    atol: float = ATOL,
+) -> Callable[..., None]:
+    """`check_grads(f)(*args)` checks every float argument (or those in `argnum`) in each mode,
+    recursing to derivatives of derivatives up to `order`, and raises `GradientCheckError`
+    naming the argument, mode, order, expected and computed values on the first mismatch.
+    """
+    unknown = set(modes) - {"fwd", "rev"}
+    if unknown:
+        raise ValueError(f"check_grads: unknown modes {sorted(unknown)}; use 'fwd' and/or 'rev'")
+
+    def checker(*args: Any) -> None:
+        rng = np.random.default_rng(seed)
+        if argnum is None:
+            argnums = [i for i, a in enumerate(args) if np.result_type(getval(a)).kind in "fc"]
+        else:
+            argnums = [argnum] if isinstance(argnum, int) else list(argnum)
+        for i in argnums:
+
+            def unary(x, i=i):
+                return fun(*args[:i], x, *args[i + 1 :])
+
+            _check_one(unary, args[i], modes, order, rng, i, 1, eps=eps, rtol=rtol, atol=atol)
+
+    return checker

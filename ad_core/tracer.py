@@ -1,0 +1,214 @@
+"""Layer 1, tracing: wrap values in boxes so that every primitive call leaves a node behind.
+
+A *trace* is one differentiation in progress. Each trace has an integer level; nested traces
+(grad of grad) get higher levels, and a primitive only unboxes the arguments of the highest
+level it sees, so outer traces keep recording while an inner one runs.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, ClassVar
+
+from . import inspect as _inspect
+
+
+class Node:
+    """A vertex of the computation graph. Subclasses say what is stored for each mode."""
+
+    __slots__ = ()
+
+    def __init__(self, value, fun, args, kwargs, parent_argnums, parents):
+        raise NotImplementedError
+
+    def initialize_root(self, *args, **kwargs):
+        raise NotImplementedError
+
+    @classmethod
+    def new_root(cls, *args, **kwargs) -> Node:
+        root = cls.__new__(cls)
+        root.initialize_root(*args, **kwargs)
+        return root
+
+
+class TraceStack:
+    """Hands out increasing trace levels; a counter, so nested traces are ordered."""
+
+    def __init__(self) -> None:
+        self.top = -1
+
+    @contextmanager
+    def new_trace(self) -> Iterator[int]:
+        self.top += 1
+        try:
+            yield self.top
+        finally:
+            self.top -= 1
+
+
+trace_stack = TraceStack()
+
+
+class Box:
+    """A value being traced: the raw value, the trace level it belongs to, and its graph node."""
+
+    __slots__ = ("_node", "_trace", "_value")
+    type_mappings: ClassVar[dict[type, type[Box]]] = {}
+    types: ClassVar[set[type[Box]]] = set()
+
+    def __init__(self, value: Any, trace: int, node: Node) -> None:
+        self._value = value
+        self._trace = trace
+        self._node = node
+
+    def __bool__(self) -> bool:
+        return bool(self._value)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._value!r}, trace={self._trace})"
+
+    @staticmethod
+    def is_differentiable(value: Any) -> bool:
+        return True
+
+    @classmethod
+    def register(cls, value_type: type) -> None:
+        Box.types.add(cls)
+        Box.type_mappings[value_type] = cls
+        Box.type_mappings[cls] = cls
+
+
+def new_box(value: Any, trace: int, node: Node) -> Any:
+    """Box a primitive's output; values with no derivative (integers, booleans) stay plain."""
+    box_type = Box.type_mappings.get(type(value))
+    if box_type is not None:
+        return box_type(value, trace, node) if box_type.is_differentiable(value) else value
+    if isinstance(value, bool | int | str | type(None)):
+        return value
+    raise TypeError(
+        f"ad_core cannot trace a value of type {type(value).__name__} returned by "
+        f"{getattr(node.fun, '__name__', 'a function')}: only floats, complex numbers and NumPy "
+        "float/complex arrays carry derivatives"
+    )
+
+
+def isbox(x: Any) -> bool:
+    return isinstance(x, Box)
+
+
+def getval(x: Any) -> Any:
+    """The raw value inside any number of boxes."""
+    while isinstance(x, Box):
+        x = x._value
+    return x
+
+
+def trace(start_node: Node, fun: Callable, x: Any) -> tuple[Any, Node | None]:
+    """Run `fun` on a boxed `x` and return the raw output value and the output's node."""
+    with trace_stack.new_trace() as level:
+        start_box = new_box(x, level, start_node)
+        end_box = fun(start_box)
+        if isinstance(end_box, Box) and end_box._trace == start_box._trace:
+            return end_box._value, end_box._node
+        warnings.warn(
+            "ad_core: the output of the function does not depend on the input being "
+            "differentiated; its derivative is zero",
+            stacklevel=3,
+        )
+        return end_box, None
+
+
+def _find_top_boxed_args(args: tuple) -> tuple[list[tuple[int, Box]], int]:
+    top_level = -1
+    boxed: list[tuple[int, Box]] = []
+    for argnum, arg in enumerate(args):
+        if isinstance(arg, Box):
+            level = arg._trace
+            if level > top_level:
+                boxed = [(argnum, arg)]
+                top_level = level
+            elif level == top_level:
+                boxed.append((argnum, arg))
+    return boxed, top_level
+
+
+def primitive(f_raw: Callable) -> Callable:
+    """Wrap `f_raw` so that a call on boxed arguments records a node and returns a box.
+
+    On plain arguments the wrapper calls `f_raw` directly; the rules registered with
+    `defvjp` / `defjvp` are looked up on the wrapper (`f_wrapped.vjpmaker`, `f_wrapped.jvps`).
+    """
+
+    def f_wrapped(*args, **kwargs):
+        boxed_args, level = _find_top_boxed_args(args)
+        if not boxed_args:
+            return f_raw(*args, **kwargs)
+        argvals = list(args)
+        nested = False
+        for argnum, box in boxed_args:
+            argvals[argnum] = box._value
+            nested = nested or isinstance(box._value, Box)
+        argvals = tuple(argvals)
+        parent_argnums = tuple(argnum for argnum, _ in boxed_args)
+        parents = tuple(box._node for _, box in boxed_args)
+        node_type = type(parents[0])
+        # An unboxed value may still be a box of an outer trace, which must record this call too.
+        ans = (f_wrapped if nested else f_raw)(*argvals, **kwargs)
+        node = node_type(ans, f_wrapped, argvals, kwargs, parent_argnums, parents)
+        if _inspect.active is not None:
+            _inspect.active.on_forward(node, f_wrapped, ans, parents, parent_argnums)
+        return new_box(ans, level, node)
+
+    f_wrapped.fun = f_raw
+    f_wrapped.vjps = {}
+    f_wrapped.jvps = {}
+    f_wrapped.is_primitive = True
+    f_wrapped.__name__ = getattr(f_raw, "__name__", repr(f_raw))
+    f_wrapped.__qualname__ = getattr(f_raw, "__qualname__", f_wrapped.__name__)
+    f_wrapped.__doc__ = getattr(f_raw, "__doc__", None)
+    f_wrapped.__wrapped__ = f_raw
+    return f_wrapped
+
+
+def notrace_primitive(f_raw: Callable) -> Callable:
+    """Wrap a function whose output carries no derivative (shapes, comparisons, argmax)."""
+
+    def f_wrapped(*args, **kwargs):
+        return f_raw(*(getval(arg) for arg in args), **kwargs)
+
+    f_wrapped.fun = f_raw
+    f_wrapped.is_primitive = False
+    f_wrapped.__name__ = getattr(f_raw, "__name__", repr(f_raw))
+    f_wrapped.__doc__ = getattr(f_raw, "__doc__", None)
+    f_wrapped.__wrapped__ = f_raw
+    return f_wrapped
+
+
+def toposort(end_node: Node) -> list[Node]:
+    """Nodes reachable from `end_node`, each before all of its parents (iterative, no recursion).
+
+    A node is released only when every child that points at it has been emitted, so that all
+    contributions to its cotangent have arrived when the backward pass reaches it.
+    """
+    child_counts: dict[Node, int] = {}
+    stack = [end_node]
+    while stack:
+        node = stack.pop()
+        if node in child_counts:
+            child_counts[node] += 1
+        else:
+            child_counts[node] = 1
+            stack.extend(node.parents)
+    order: list[Node] = []
+    ready = [end_node]
+    while ready:
+        node = ready.pop()
+        order.append(node)
+        for parent in node.parents:
+            if child_counts[parent] == 1:
+                ready.append(parent)
+            else:
+                child_counts[parent] -= 1
+    return order
