@@ -10,7 +10,7 @@ forward passes, rule registration, vector spaces) → `differential_operators` (
 friends) → `numpy` (the wrapped namespace and its rules).
 """
 
-from . import numpy  # noqa: F401 -- registers the array box and every rule
+from . import containers, numpy
 from .differential_operators import (
     elementwise_grad,
     grad,
@@ -28,6 +28,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "check_grads",
+    "containers",
+    "numpy",
     "elementwise_grad",
     "grad",
     "hessian",

@@ -33,12 +33,11 @@ class VJPNode(Node):
         self.fun = fun
         self.value = value
         makers = fun.vjps
-        self.vjps = tuple(
-            makers[argnum](value, *args, **kwargs)
-            if argnum in makers
-            else _missing_rule("VJP", fun, argnum)
-            for argnum in parent_argnums
-        )
+        vjps = []
+        for argnum in parent_argnums:
+            maker = makers.get(argnum)
+            vjps.append(_missing_rule("VJP", fun, argnum) if maker is None else maker(value, *args, **kwargs))
+        self.vjps = vjps
 
     def initialize_root(self, value=None):
         self.parents = ()
@@ -63,8 +62,39 @@ def _missing_rule(mode: str, fun: Callable, argnum: int) -> Callable:
     return raise_missing
 
 
-def _shape(x: Any) -> tuple:
-    return getattr(x, "shape", ())
+class SparseCotangent:
+    """Cotangents of some elements of a container; the missing ones are zero."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self, parts: dict) -> None:
+        self.parts = parts
+
+    def __add__(self, other: Any) -> SparseCotangent:
+        if not isinstance(other, SparseCotangent):
+            return NotImplemented
+        parts = dict(self.parts)
+        for key, value in other.parts.items():
+            parts[key] = value if key not in parts else parts[key] + value
+        return SparseCotangent(parts)
+
+    def materialize(self, container: Any) -> Any:
+        """A container shaped like `container`, holding these cotangents and zeros elsewhere."""
+        if isinstance(container, dict):
+            return {
+                key: self.parts[key] if key in self.parts else vspace(value).zeros()
+                for key, value in container.items()
+            }
+        items = [
+            self.parts[index] if index in self.parts else vspace(value).zeros()
+            for index, value in enumerate(container)
+        ]
+        return tuple(items) if isinstance(container, tuple) else items
+
+    def __repr__(self) -> str:
+        return f"SparseCotangent(keys={sorted(self.parts, key=repr)})"
+
+    shape = ()
 
 
 def backward_pass(g: Any, end_node: VJPNode) -> Any:
@@ -77,15 +107,17 @@ def backward_pass(g: Any, end_node: VJPNode) -> Any:
     recorder = _inspect.active
     for node in toposort(end_node):
         g = outgrads.pop(node)
+        if type(g) is SparseCotangent:
+            g = g.materialize(node.value)
         if recorder is not None:
             recorder.on_visit(node, g)
         for parent, argnum, vjp in zip(node.parents, node.parent_argnums, node.vjps, strict=True):
             contribution = vjp(g)
-            if _shape(contribution) != _shape(parent.value):
+            if getattr(contribution, "shape", ()) != getattr(parent.value, "shape", ()):
                 raise ValueError(
                     f"ad_core: the VJP rule of {node.fun.__name__} for argument {argnum} returned "
-                    f"a cotangent of shape {_shape(contribution)}, but that argument has shape "
-                    f"{_shape(parent.value)}; a rule must return its input's shape "
+                    f"a cotangent of shape {np.shape(contribution)}, but that argument has shape "
+                    f"{np.shape(parent.value)}; a rule must return its input's shape "
                     "(reduce broadcast axes with unbroadcast_f)"
                 )
             previous = outgrads.get(parent)
@@ -266,6 +298,12 @@ class VSpace:
     def covector(self, x: Any) -> Any:
         return np.conj(x)
 
+    def add(self, x: Any, y: Any) -> Any:
+        return x + y
+
+    def scale(self, x: Any, factor: float) -> Any:
+        return x * factor
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, VSpace) and (self.shape, self.dtype) == (other.shape, other.dtype)
 
@@ -276,9 +314,72 @@ class VSpace:
         return f"VSpace(shape={self.shape}, dtype={self.dtype})"
 
 
-def vspace(value: Any) -> VSpace:
-    """The vector space of a float or complex value; integers have none (they are not smooth)."""
+class ContainerVSpace:
+    """The product space of a list, tuple or dict of values: one vector space per element."""
+
+    def __init__(self, value: list | tuple | dict) -> None:
+        self.kind = type(value)
+        self.keys = list(value.keys()) if isinstance(value, dict) else list(range(len(value)))
+        items = value.values() if isinstance(value, dict) else value
+        self.spaces = [vspace(item) for item in items]
+        self.shape = ()
+
+    def _build(self, items: list) -> Any:
+        if self.kind is dict:
+            return dict(zip(self.keys, items, strict=True))
+        return self.kind(items)
+
+    def _items(self, x: Any) -> list:
+        return [x[key] for key in self.keys]
+
+    @property
+    def size(self) -> int:
+        return sum(space.size for space in self.spaces)
+
+    @property
+    def iscomplex(self) -> bool:
+        return any(space.iscomplex for space in self.spaces)
+
+    def zeros(self) -> Any:
+        return self._build([space.zeros() for space in self.spaces])
+
+    def ones(self) -> Any:
+        return self._build([space.ones() for space in self.spaces])
+
+    def randn(self, rng: np.random.Generator) -> Any:
+        return self._build([space.randn(rng) for space in self.spaces])
+
+    def standard_basis(self):
+        for position, space in enumerate(self.spaces):
+            for vector in space.standard_basis():
+                items = [other.zeros() for other in self.spaces]
+                items[position] = vector
+                yield self._build(items)
+
+    def inner_prod(self, x: Any, y: Any) -> float:
+        return sum(
+            space.inner_prod(a, b)
+            for space, a, b in zip(self.spaces, self._items(x), self._items(y), strict=True)
+        )
+
+    def covector(self, x: Any) -> Any:
+        return self._build(
+            [space.covector(a) for space, a in zip(self.spaces, self._items(x), strict=True)]
+        )
+
+    def add(self, x: Any, y: Any) -> Any:
+        return self._build([a + b for a, b in zip(self._items(x), self._items(y), strict=True)])
+
+    def scale(self, x: Any, factor: float) -> Any:
+        return self._build([a * factor for a in self._items(x)])
+
+
+def vspace(value: Any) -> VSpace | ContainerVSpace:
+    """The vector space of a float or complex value (or a container of them); integers have
+    none, because they are not smooth."""
     value = getval(value)
+    if isinstance(value, list | tuple | dict):
+        return ContainerVSpace(value)
     dtype = np.result_type(value)
     if dtype.kind not in "fc":
         raise TypeError(

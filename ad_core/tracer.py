@@ -120,43 +120,36 @@ def trace(start_node: Node, fun: Callable, x: Any) -> tuple[Any, Node | None]:
         return end_box, None
 
 
-def _find_top_boxed_args(args: tuple) -> tuple[list[tuple[int, Box]], int]:
-    top_level = -1
-    boxed: list[tuple[int, Box]] = []
-    for argnum, arg in enumerate(args):
-        if isinstance(arg, Box):
-            level = arg._trace
-            if level > top_level:
-                boxed = [(argnum, arg)]
-                top_level = level
-            elif level == top_level:
-                boxed.append((argnum, arg))
-    return boxed, top_level
-
-
 def primitive(f_raw: Callable) -> Callable:
     """Wrap `f_raw` so that a call on boxed arguments records a node and returns a box.
 
     On plain arguments the wrapper calls `f_raw` directly; the rules registered with
-    `defvjp` / `defjvp` are looked up on the wrapper (`f_wrapped.vjpmaker`, `f_wrapped.jvps`).
+    `defvjp` / `defjvp` are looked up on the wrapper (`f_wrapped.vjps`, `f_wrapped.jvps`).
+    Only boxes of the innermost trace (the highest level) are opened: boxes of outer traces
+    stay boxed, so the outer traces record this call when it runs again on the values.
     """
 
     def f_wrapped(*args, **kwargs):
-        boxed_args, level = _find_top_boxed_args(args)
-        if not boxed_args:
+        level = -1
+        for arg in args:
+            if isinstance(arg, Box) and arg._trace > level:
+                level = arg._trace
+        if level < 0:
             return f_raw(*args, **kwargs)
         argvals = list(args)
+        parents = []
+        parent_argnums = []
         nested = False
-        for argnum, box in boxed_args:
-            argvals[argnum] = box._value
-            nested = nested or isinstance(box._value, Box)
-        argvals = tuple(argvals)
-        parent_argnums = tuple(argnum for argnum, _ in boxed_args)
-        parents = tuple(box._node for _, box in boxed_args)
-        node_type = type(parents[0])
-        # An unboxed value may still be a box of an outer trace, which must record this call too.
+        for argnum, arg in enumerate(args):
+            if isinstance(arg, Box) and arg._trace == level:
+                value = argvals[argnum] = arg._value
+                parents.append(arg._node)
+                parent_argnums.append(argnum)
+                nested = nested or isinstance(value, Box)
         ans = (f_wrapped if nested else f_raw)(*argvals, **kwargs)
-        node = node_type(ans, f_wrapped, argvals, kwargs, parent_argnums, parents)
+        parents = tuple(parents)
+        parent_argnums = tuple(parent_argnums)
+        node = type(parents[0])(ans, f_wrapped, argvals, kwargs, parent_argnums, parents)
         if _inspect.active is not None:
             _inspect.active.on_forward(node, f_wrapped, ans, parents, parent_argnums)
         return new_box(ans, level, node)

@@ -7,6 +7,7 @@ with `ad_core.numpy` functions, so they are traced themselves and can be differe
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +23,14 @@ from . import wrapper as anp
 # =============================================================================================
 
 
+def _ndim(x: Any) -> int:
+    return getattr(x, "ndim", 0)
+
+
+def _iscomplex(x: Any) -> bool:
+    return getattr(x, "dtype", None) is not None and x.dtype.kind == "c" or isinstance(x, complex)
+
+
 def unbroadcast(x: Any, target_meta: tuple, broadcast_idx: int = 0) -> Any:
     r"""Sum the cotangent `x` down to the shape in `target_meta`.
 
@@ -30,17 +39,19 @@ def unbroadcast(x: Any, target_meta: tuple, broadcast_idx: int = 0) -> Any:
     axis) over each axis where the target has size 1. A real target drops the imaginary part.
     """
     target_shape, target_ndim, _dtype, target_iscomplex = target_meta
+    if getattr(x, "shape", ()) == target_shape and (target_iscomplex or not _iscomplex(x)):
+        return x  # nothing was broadcast: the common case, kept cheap
     _inspect.note("unbroadcast", "enter", x, target_shape=target_shape, target_ndim=target_ndim)
-    while anp.ndim(x) > target_ndim:
+    while _ndim(x) > target_ndim:
         x = anp.sum(x, axis=broadcast_idx)
         _inspect.note("unbroadcast", "sum_leading", x, axis=broadcast_idx,
                       target_shape=target_shape, target_ndim=target_ndim)
     for axis, size in enumerate(target_shape):
-        if size == 1 and anp.shape(x)[axis] != 1:
+        if size == 1 and x.shape[axis] != 1:
             x = anp.sum(x, axis=axis, keepdims=True)
             _inspect.note("unbroadcast", "sum_keepdims", x, axis=axis,
                           target_shape=target_shape, target_ndim=target_ndim)
-    if anp.iscomplexobj(x) and not target_iscomplex:
+    if _iscomplex(x) and not target_iscomplex:
         x = anp.real(x)
         _inspect.note("unbroadcast", "real", x, target_shape=target_shape, target_ndim=target_ndim)
     _inspect.note("unbroadcast", "return", x, target_shape=target_shape, target_ndim=target_ndim)
@@ -170,7 +181,7 @@ def repeat_to_match_shape(g: Any, shape: tuple, dtype: Any, axis: Any, keepdims:
     axis = (axis,) if isinstance(axis, int) else tuple(axis)
     axis = tuple(a % len(shape) for a in axis)
     kept_shape = tuple(1 if i in axis else size for i, size in enumerate(shape))
-    count = int(onp.prod([shape[i] for i in axis]))
+    count = math.prod(shape[i] for i in axis)
     return anp.broadcast_to(anp.reshape(g, kept_shape), shape), count
 
 
@@ -263,42 +274,48 @@ defvjp(anp.cumsum, grad_cumsum)
 # =============================================================================================
 
 
-def dot_adjoint_0(B, G, A_meta, B_meta):
-    """The cotangent of A in `dot(A, B)`, given the output cotangent G."""
-    A_shape, A_ndim, _, _ = A_meta
-    B_ndim = anp.ndim(B)
-    if B_ndim == 0 or A_ndim == 0:
-        contraction = anp.sum(anp.multiply(B, G))
-        return contraction if A_ndim == 0 else anp.multiply(B, G)
-    if B_ndim == 1:
-        return anp.multiply(anp.expand_dims(G, -1), B) if A_ndim > 0 else anp.dot(G, B)
-    G_axes = (*tuple(range(A_ndim - 1, A_ndim - 1 + B_ndim - 2)), anp.ndim(G) - 1)
-    B_axes = (*range(B_ndim - 2), B_ndim - 1)
-    result = anp.tensordot(G, B, [G_axes, B_axes])
-    return anp.reshape(result, A_shape)
+def dot_vjp_0(ans, A, B):
+    """The cotangent of A in `dot(A, B)`: contract the output cotangent with B's last axes."""
+    A_meta = anp.metadata(A)
+    A_ndim, B_ndim = A_meta[1], anp.ndim(B)
+
+    def vjp(g):
+        if A_ndim == 0 or B_ndim == 0:
+            contribution = anp.multiply(B, g)
+            return anp.sum(contribution) if A_ndim == 0 else contribution
+        if B_ndim == 1:
+            return anp.multiply(anp.expand_dims(g, -1), B)  # (..., n) from (...,) and (n,)
+        if B_ndim == 2:
+            return anp.dot(g, B.T)
+        g_axes = [*range(A_ndim - 1, anp.ndim(g) - 1), anp.ndim(g) - 1]
+        B_axes = [*range(B_ndim - 2), B_ndim - 1]
+        return anp.reshape(anp.tensordot(g, B, [g_axes, B_axes]), A_meta[0])
+
+    return vjp
 
 
-def dot_adjoint_1(A, G, A_meta, B_meta):
-    """The cotangent of B in `dot(A, B)`."""
-    B_shape, B_ndim, _, _ = B_meta
-    A_ndim = anp.ndim(A)
-    if A_ndim == 0 or B_ndim == 0:
-        contraction = anp.sum(anp.multiply(A, G))
-        return contraction if B_ndim == 0 else anp.multiply(A, G)
-    A_leading = tuple(range(A_ndim - 1))
-    if B_ndim == 1:
-        return anp.tensordot(A, G, [A_leading, tuple(range(anp.ndim(G)))])
-    G_axes = tuple(range(A_ndim - 1))
-    result = anp.tensordot(G, A, [G_axes, A_leading])
-    # result axes: B's leading axes..., B's last axis, A's last axis -> move A's to second-last
-    return anp.reshape(anp.moveaxis(result, -1, -2 if B_ndim > 1 else -1), B_shape)
+def dot_vjp_1(ans, A, B):
+    """The cotangent of B in `dot(A, B)`: contract A's leading axes with the cotangent's."""
+    B_meta = anp.metadata(B)
+    A_ndim, B_ndim = anp.ndim(A), B_meta[1]
+
+    def vjp(g):
+        if A_ndim == 0 or B_ndim == 0:
+            contribution = anp.multiply(A, g)
+            return anp.sum(contribution) if B_ndim == 0 else contribution
+        if A_ndim == 1:
+            return anp.expand_dims(A, -1) * anp.expand_dims(g, -2) if B_ndim > 1 else A * g
+        if A_ndim == 2 and B_ndim <= 2:
+            return anp.dot(A.T, g)
+        A_leading = list(range(A_ndim - 1))
+        result = anp.tensordot(A, g, [A_leading, A_leading])
+        # result axes: A's last axis (B's contracted axis), then B's free axes in order
+        return anp.reshape(anp.moveaxis(result, 0, -2 if B_ndim > 1 else 0), B_meta[0])
+
+    return vjp
 
 
-defvjp(anp.dot,
-       lambda ans, A, B: (lambda meta: lambda g: dot_adjoint_0(B, g, meta, anp.metadata(B)))(
-           anp.metadata(A)),
-       lambda ans, A, B: (lambda meta: lambda g: dot_adjoint_1(A, g, anp.metadata(A), meta))(
-           anp.metadata(B)))
+defvjp(anp.dot, dot_vjp_0, dot_vjp_1)
 
 
 def matmul_vjp_0(ans, A, B):

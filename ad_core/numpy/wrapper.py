@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import types
+from collections.abc import Callable
 from typing import Any
 
 import numpy as _np
@@ -57,8 +58,79 @@ def wrap_namespace(old: dict[str, Any], new: dict[str, Any]) -> None:
         elif obj in NOTRACE_FUNCTIONS or obj in CONSTANT_FUNCTIONS:
             new[name] = done[id(obj)] = notrace_primitive(obj)
         else:
-            new[name] = done[id(obj)] = primitive(obj)
+            new[name] = done[id(obj)] = primitive(DIRECT_IMPLEMENTATIONS.get(obj, obj))
 
+
+
+
+def _direct_reduction(reduce: Callable, general: Callable, divide_by_count: bool = False) -> Callable:
+    """NumPy's `sum`, `mean`, `max`, `min` pass through Python dispatch code before reaching
+    the ufunc reduction; for a plain float ndarray call the reduction directly (the same
+    arithmetic in the same order, so the same bits), and leave every other case to NumPy."""
+
+    def reduction(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+        if type(a) is not _np.ndarray or a.dtype.kind not in "fc" or out is not None or kwargs:
+            return general(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, **kwargs)
+        result = reduce(a, axis, dtype, None, keepdims)
+        if divide_by_count:
+            count = a.size if axis is None else _count(a.shape, axis)
+            result = _np.true_divide(result, count)
+        return result
+
+    reduction.__name__ = general.__name__
+    reduction.__qualname__ = general.__qualname__
+    reduction.__doc__ = general.__doc__
+    return reduction
+
+
+def _count(shape: tuple, axis: Any) -> int:
+    axes = (axis,) if isinstance(axis, int) else axis
+    count = 1
+    for axis_ in axes:
+        count *= shape[axis_]
+    return count
+
+
+def _max_or_min(reduce: Callable, general: Callable) -> Callable:
+    def reduction(a, axis=None, out=None, keepdims=False, **kwargs):
+        if type(a) is not _np.ndarray or a.dtype.kind not in "fc" or out is not None or kwargs:
+            return general(a, axis=axis, out=out, keepdims=keepdims, **kwargs)
+        return reduce(a, axis, None, None, keepdims)
+
+    reduction.__name__ = general.__name__
+    reduction.__qualname__ = general.__qualname__
+    reduction.__doc__ = general.__doc__
+    return reduction
+
+
+def _direct_var(general: Callable, take_root: bool) -> Callable:
+    """`var` / `std` of a float ndarray by the same steps as NumPy's own implementation."""
+
+    def moment(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
+        if type(a) is not _np.ndarray or a.dtype.kind != "f" or dtype or out is not None or kwargs:
+            return general(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims, **kwargs)
+        count = a.size if axis is None else _count(a.shape, axis)
+        centred = a - _np.true_divide(_np.add.reduce(a, axis, None, None, True), count)
+        _np.multiply(centred, centred, out=centred)
+        result = _np.true_divide(_np.add.reduce(centred, axis, None, None, keepdims), max(count - ddof, 0))
+        return _np.sqrt(result) if take_root else result
+
+    moment.__name__ = general.__name__
+    moment.__qualname__ = general.__qualname__
+    moment.__doc__ = general.__doc__
+    return moment
+
+
+DIRECT_IMPLEMENTATIONS = {
+    _np.var: _direct_var(_np.var, take_root=False),
+    _np.std: _direct_var(_np.std, take_root=True),
+    _np.sum: _direct_reduction(_np.add.reduce, _np.sum),
+    _np.mean: _direct_reduction(_np.add.reduce, _np.mean, divide_by_count=True),
+    _np.max: _max_or_min(_np.maximum.reduce, _np.max),
+    _np.amax: _max_or_min(_np.maximum.reduce, _np.amax),
+    _np.min: _max_or_min(_np.minimum.reduce, _np.min),
+    _np.amin: _max_or_min(_np.minimum.reduce, _np.amin),
+}
 
 wrapped: dict[str, Any] = {}
 wrap_namespace(_np.__dict__, wrapped)
