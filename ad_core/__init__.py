@@ -29,7 +29,6 @@ __version__ = "0.1.0"
 __all__ = [
     "check_grads",
     "containers",
-    "numpy",
     "elementwise_grad",
     "grad",
     "hessian",
@@ -38,5 +37,6 @@ __all__ = [
     "jacobian",
     "make_jvp",
     "make_vjp",
+    "numpy",
     "value_and_grad",
 ]

@@ -28,7 +28,7 @@ def _ndim(x: Any) -> int:
 
 
 def _iscomplex(x: Any) -> bool:
-    return getattr(x, "dtype", None) is not None and x.dtype.kind == "c" or isinstance(x, complex)
+    return (getattr(x, "dtype", None) is not None and x.dtype.kind == "c") or isinstance(x, complex)
 
 
 def unbroadcast(x: Any, target_meta: tuple, broadcast_idx: int = 0) -> Any:
