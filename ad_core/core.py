@@ -192,7 +192,7 @@ class JVPNode(Node):
             rule = rules.get(argnum) or _missing_rule("JVP", fun, argnum)
             contribution = rule(parent.g, value, *args, **kwargs)
             if recorder is not None:
-                recorder.on_jvp(self, fun, argnum, parent.g, contribution)
+                recorder.on_jvp(self, parent, fun, argnum, parent.g, contribution)
             tangent = contribution if tangent is None else tangent + contribution
         self.g = tangent
 

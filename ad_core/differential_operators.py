@@ -18,29 +18,43 @@ from .core import vspace
 from .tracer import getval
 
 
-def _unary(fun: Callable, args: tuple, argnum: int, operator: str) -> tuple[Callable, Any]:
-    """Fix every argument but `args[argnum]`; check `argnum` and the argument's dtype."""
-    if not isinstance(argnum, int):
-        raise TypeError(
-            f"ad_core.{operator}: argnum must be an int, got {argnum!r}; to differentiate "
-            "with respect to several arguments, call the operator once per argument"
-        )
-    if not -len(args) <= argnum < len(args):
-        raise ValueError(
-            f"ad_core.{operator}: argnum={argnum} is out of range for a call with "
-            f"{len(args)} positional argument(s)"
-        )
-    argnum %= len(args)
-    x = args[argnum]
-    try:
-        vspace(x)
-    except TypeError as error:
-        raise TypeError(f"ad_core.{operator}: argument {argnum}: {error}") from None
+def _unary(fun: Callable, args: tuple, argnum: int | tuple[int, ...], operator: str) -> tuple[Callable, Any]:
+    """Fix every argument but `args[argnum]`; check `argnum` and the argument's dtype.
 
-    def unary_fun(x):
-        return fun(*args[:argnum], x, *args[argnum + 1 :])
+    A tuple `argnum` differentiates with respect to a tuple of arguments at once, and the
+    result is a tuple with one entry per argument.
+    """
+    argnums = argnum if isinstance(argnum, tuple) else (argnum,)
+    for index in argnums:
+        if not isinstance(index, int):
+            raise TypeError(f"ad_core.{operator}: argnum must be an int or a tuple of ints, got {argnum!r}")
+        if not -len(args) <= index < len(args):
+            raise ValueError(
+                f"ad_core.{operator}: argnum={index} is out of range for a call with "
+                f"{len(args)} positional argument(s)"
+            )
+    argnums = tuple(index % len(args) for index in argnums)
+    for index in argnums:
+        try:
+            vspace(args[index])
+        except TypeError as error:
+            raise TypeError(f"ad_core.{operator}: argument {index}: {error}") from None
 
-    return unary_fun, x
+    if not isinstance(argnum, tuple):
+        (index,) = argnums
+
+        def unary_fun(x):
+            return fun(*args[:index], x, *args[index + 1 :])
+
+        return unary_fun, args[index]
+
+    def tuple_fun(xs):
+        full = list(args)
+        for index, x in zip(argnums, xs, strict=True):
+            full[index] = x
+        return fun(*full)
+
+    return tuple_fun, tuple(args[index] for index in argnums)
 
 
 def _operator(name: str):

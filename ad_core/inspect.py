@@ -99,7 +99,8 @@ class Recording:
             contribution=_snapshot(contribution), count=self._counts[parent_id],
         )
 
-    def on_jvp(self, node, fun, argnum, tangent_in, contribution) -> None:
+    def on_jvp(self, node, parent, fun, argnum, tangent_in, contribution) -> None:
+        self.node_id(parent)  # the parent existed first: give it the smaller id
         self._emit(
             "jvp", self.node_id(node), _name(fun), argnum, contribution,
             tangent_in=_snapshot(tangent_in),

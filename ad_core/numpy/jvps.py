@@ -183,7 +183,7 @@ def_linear(anp.einsum)
 
 for _reshaping in (anp.reshape, anp.ravel, anp.squeeze, anp.expand_dims, anp.atleast_1d,
                    anp.atleast_2d, anp.atleast_3d, anp.transpose, anp.swapaxes, anp.moveaxis,
-                   anp.flip, anp.broadcast_to, anp.repeat, anp.tile,
+                   anp.flip, anp.roll, anp.broadcast_to, anp.repeat, anp.tile,
                    anp.diag, anp.diagonal, anp.trace, anp.triu, anp.tril):
     def_linear(_reshaping)
 

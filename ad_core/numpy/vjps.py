@@ -8,6 +8,7 @@ with `ad_core.numpy` functions, so they are traced themselves and can be differe
 from __future__ import annotations
 
 import math
+import string
 from collections.abc import Callable
 from typing import Any
 
@@ -16,6 +17,7 @@ from numpy._core.einsumfunc import _parse_einsum_input
 
 from .. import inspect as _inspect
 from ..core import defvjp, defvjp_argnum, vspace
+from ..tracer import getval
 from . import wrapper as anp
 
 # =============================================================================================
@@ -238,11 +240,24 @@ def grad_chooser(ans, x, axis=None, keepdims=None):
 
 
 def grad_prod(ans, x, axis=None, keepdims=False):
+    """Each entry's derivative is the product of the others. Dividing the product by the entry
+    is exact only without zeros; with one zero, only that entry gets the product of the rest;
+    with two or more, every derivative is zero."""
     shape, _, dtype, _ = anp.metadata(x)
 
     def vjp(g):
-        g_repeated, _ = repeat_to_match_shape(g * ans, shape, dtype, axis, keepdims)
-        return g_repeated / x
+        g_repeated, _ = repeat_to_match_shape(g, shape, dtype, axis, keepdims)
+        is_zero = x == 0
+        if not anp.any(is_zero):
+            ans_repeated, _ = repeat_to_match_shape(ans, shape, dtype, axis, keepdims)
+            return g_repeated * ans_repeated / x
+        safe_x = anp.where(is_zero, 1.0, x)
+        others = anp.prod(safe_x, axis=axis, keepdims=True)
+        zeros = anp.sum(is_zero, axis=axis, keepdims=True)
+        others_if_no_zero = others / safe_x
+        lone_zero = anp.logical_and(zeros == 1, is_zero)
+        product_of_others = anp.where(zeros == 0, others_if_no_zero, anp.where(lone_zero, others, 0.0))
+        return g_repeated * product_of_others
 
     return vjp
 
@@ -354,36 +369,36 @@ def matmul_vjp_1(ans, A, B):
 defvjp(anp.matmul, matmul_vjp_0, matmul_vjp_1)
 
 
-def tensordot_adjoint_0(B, G, axes, A_ndim, B_ndim):
-    """The cotangent of A in `tensordot(A, B, axes)`."""
+def _tensordot_axes(axes: Any, A_ndim: int, B_ndim: int) -> tuple[list[int], list[int]]:
+    """Normalise `tensordot`'s `axes` to two lists of paired, non-negative axes."""
     if isinstance(axes, int):
-        axes = (list(range(A_ndim - axes, A_ndim)), list(range(axes)))
+        return list(range(A_ndim - axes, A_ndim)), list(range(axes))
     A_axes, B_axes = ([a] if isinstance(a, int) else list(a) for a in axes)
-    A_axes = [a % A_ndim for a in A_axes]
-    B_axes = [b % B_ndim for b in B_axes]
+    return [a % A_ndim for a in A_axes], [b % B_ndim for b in B_axes]
+
+
+def tensordot_adjoint_0(B, G, axes, A_ndim, B_ndim):
+    """The cotangent of A in `tensordot(A, B, axes)`: contract G with B's free axes."""
+    A_axes, B_axes = _tensordot_axes(axes, A_ndim, B_ndim)
     B_free = [b for b in range(B_ndim) if b not in B_axes]
     G_ndim = anp.ndim(G)
-    G_B_free = list(range(G_ndim - len(B_free), G_ndim))
-    result = anp.tensordot(G, B, [G_B_free, B_free])
+    result = anp.tensordot(G, B, [list(range(G_ndim - len(B_free), G_ndim)), B_free])
+    # result axes: A's free axes, then B's contracted axes in B's order, i.e. the A axes
+    # they were paired with, taken in the order of the B axes.
     A_free = [a for a in range(A_ndim) if a not in A_axes]
-    # result axes are (A_free..., B_axes in B order) -> permute to A's axis order
-    order = A_free + A_axes
-    return anp.transpose(result, onp.argsort(order))
+    paired = [A_axes[i] for i in onp.argsort(B_axes)]
+    return anp.transpose(result, onp.argsort(A_free + paired))
 
 
 def tensordot_adjoint_1(A, G, axes, A_ndim, B_ndim):
-    """The cotangent of B in `tensordot(A, B, axes)`."""
-    if isinstance(axes, int):
-        axes = (list(range(A_ndim - axes, A_ndim)), list(range(axes)))
-    A_axes, B_axes = ([a] if isinstance(a, int) else list(a) for a in axes)
-    A_axes = [a % A_ndim for a in A_axes]
-    B_axes = [b % B_ndim for b in B_axes]
+    """The cotangent of B in `tensordot(A, B, axes)`: contract A's free axes with G."""
+    A_axes, B_axes = _tensordot_axes(axes, A_ndim, B_ndim)
     A_free = [a for a in range(A_ndim) if a not in A_axes]
-    G_A_free = list(range(len(A_free)))
-    result = anp.tensordot(A, G, [A_free, G_A_free])
+    result = anp.tensordot(A, G, [A_free, list(range(len(A_free)))])
+    # result axes: A's contracted axes in A's order (as the B axes paired with them), then B's free axes
     B_free = [b for b in range(B_ndim) if b not in B_axes]
-    order = B_axes + B_free
-    return anp.transpose(result, onp.argsort(order))
+    paired = [B_axes[i] for i in onp.argsort(A_axes)]
+    return anp.transpose(result, onp.argsort(paired + B_free))
 
 
 defvjp(anp.tensordot,
@@ -421,27 +436,43 @@ def grad_einsum(argnum, ans, args, kwargs):
     """The cotangent of one operand of `einsum` is another einsum: contract the output
     cotangent with the other operands, and write the operand's own subscripts as output.
 
-    A subscript that appears only in this operand was summed away; contracting against an
-    explicit array of ones puts it back (the transpose of a sum is a copy).
+    Two subscripts need care. One that appears only in this operand was summed away:
+    contracting against an array of ones puts it back (the transpose of a sum is a copy).
+    One repeated inside this operand (`"ii"`) read a diagonal: the cotangent is computed on
+    the distinct letters and then placed on that diagonal with identity matrices.
     """
-    input_subs, output_subs, _operands = _parse_einsum_input(tuple(anp.getval(a) for a in args))
+    input_subs, output_subs, _ = _parse_einsum_input(tuple(getval(a) for a in args))
     position = argnum - 1
     target_meta = anp.metadata(args[argnum])
     all_subs = input_subs.split(",")
     own_subs = all_subs[position]
     other_subs = all_subs[:position] + all_subs[position + 1 :]
     other_operands = args[1:argnum] + args[argnum + 1 :]
+    sizes = dict(zip(own_subs, target_meta[0], strict=True))
+    distinct = "".join(dict.fromkeys(own_subs))
     named_elsewhere = set(output_subs + "".join(other_subs))
-    summed_alone = [(axis, sub) for axis, sub in enumerate(own_subs) if sub not in named_elsewhere]
+    summed_alone = "".join(letter for letter in distinct if letter not in named_elsewhere)
+    free_letters = iter(sorted(set(string.ascii_letters) - set(input_subs + output_subs)))
+    renamed, diagonals = [], []
+    for index, letter in enumerate(own_subs):
+        if letter in own_subs[:index]:
+            fresh = next(free_letters)
+            renamed.append(fresh)
+            diagonals.append(letter + fresh)
+        else:
+            renamed.append(letter)
 
     def vjp(g):
+        inputs, operands = [output_subs, *other_subs], [g, *other_operands]
         if summed_alone:
-            axes, subs = zip(*summed_alone, strict=False)
-            ones = onp.ones([target_meta[0][axis] for axis in axes])
-            spec = ",".join([output_subs, "".join(subs), *other_subs]) + "->" + own_subs
-            return unbroadcast(anp.einsum(spec, g, ones, *other_operands), target_meta)
-        spec = ",".join([output_subs, *other_subs]) + "->" + own_subs
-        return unbroadcast(anp.einsum(spec, g, *other_operands), target_meta)
+            inputs.insert(1, summed_alone)
+            operands.insert(1, onp.ones([sizes[letter] for letter in summed_alone]))
+        result = anp.einsum(",".join(inputs) + "->" + distinct, *operands)
+        if diagonals:
+            identities = [onp.eye(sizes[pair[0]]) for pair in diagonals]
+            spec = ",".join([distinct, *diagonals]) + "->" + "".join(renamed)
+            result = anp.einsum(spec, result, *identities)
+        return unbroadcast(result, target_meta)
 
     return vjp
 
@@ -465,6 +496,7 @@ defvjp(anp.swapaxes, lambda ans, x, axis1, axis2: lambda g: anp.swapaxes(g, axis
 defvjp(anp.moveaxis, lambda ans, x, source, destination: lambda g: anp.moveaxis(
     g, destination, source))
 defvjp(anp.flip, lambda ans, x, axis=None: lambda g: anp.flip(g, axis))
+defvjp(anp.roll, lambda ans, x, shift, axis=None: lambda g: anp.roll(g, -onp.asarray(shift), axis))
 defvjp(anp.broadcast_to, lambda ans, x, shape: unbroadcast_f(x, lambda g: g))
 
 
@@ -535,8 +567,17 @@ def _diagonal_adjoint(g, shape, offset, axis1, axis2):
     return _diag_matrix(g, shape, offset)
 
 
-defvjp(anp.trace, lambda ans, x, offset=0: lambda g: g * anp.eye(
-    anp.shape(x)[0], anp.shape(x)[1], offset))
+def grad_trace(ans, x, offset=0):
+    shape = anp.shape(x)
+
+    def vjp(g):
+        diagonal = onp.eye(shape[0], shape[1], offset).reshape(shape[:2] + (1,) * (len(shape) - 2))
+        return diagonal * g
+
+    return vjp
+
+
+defvjp(anp.trace, grad_trace)
 defvjp(anp.triu, lambda ans, x, k=0: lambda g: anp.triu(g, k))
 defvjp(anp.tril, lambda ans, x, k=0: lambda g: anp.tril(g, k))
 defvjp(anp.astype, lambda ans, x, dtype, **kwargs: lambda g: _cast_back(g, x))
