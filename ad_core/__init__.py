@@ -2,7 +2,7 @@
 
     >>> import ad_core.numpy as anp
     >>> from ad_core import grad
-    >>> grad(anp.tanh)(0.0)
+    >>> print(grad(anp.tanh)(0.0))
     1.0
 
 The layers, read top-down: `tracer` (boxes, nodes, primitives) → `core` (the backward and

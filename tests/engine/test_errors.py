@@ -1,0 +1,183 @@
+"""Bad input: each mistake raises the right error type with a message that names the problem.
+
+The assertions look for the key words of the message (what went wrong and what to do), not for
+the exact sentence, so that rewording a message does not break the suite.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import ad_core.numpy as anp
+from ad_core import elementwise_grad, grad, jacobian, make_jvp
+from ad_core.extend import defvjp, primitive
+
+
+def message_of(error: pytest.ExceptionInfo) -> str:
+    return str(error.value).lower()
+
+
+def test_grad_of_non_scalar_output_points_to_jacobian_and_elementwise_grad() -> None:
+    with pytest.raises(TypeError) as error:
+        grad(lambda x: x * 2.0)(np.ones(3))
+    message = message_of(error)
+    assert "scalar" in message
+    assert "jacobian" in message
+    assert "elementwise_grad" in message
+    assert "(3,)" in message, "the message should give the output's shape"
+
+
+@pytest.mark.parametrize(
+    "integer_input",
+    [3, np.arange(3), np.int32(2)],
+    ids=["python-int", "int-array", "numpy-int32"],
+)
+def test_differentiating_with_respect_to_an_integer_suggests_float(integer_input) -> None:
+    with pytest.raises(TypeError) as error:
+        grad(lambda x: anp.sum(x * 2.0))(integer_input)
+    message = message_of(error)
+    assert "int" in message, "the message should name the integer dtype"
+    assert "float" in message, "the message should suggest passing floats"
+
+
+def test_item_assignment_into_a_traced_array_is_refused() -> None:
+    def overwrite_first(x):
+        x[0] = 0.0
+        return anp.sum(x)
+
+    with pytest.raises(TypeError) as error:
+        grad(overwrite_first)(np.ones(3))
+    assert "item assignment" in message_of(error)
+
+
+def messages_in_chain(error: BaseException) -> str:
+    """The message of an exception and of every exception it was raised from, lower case."""
+    messages = []
+    current: BaseException | None = error
+    while current is not None:
+        messages.append(str(current))
+        current = current.__cause__ or current.__context__
+    return "\n".join(messages).lower()
+
+
+@pytest.mark.parametrize(
+    "buffer_shape,value",
+    [((3,), 1.5), ((2, 3), np.ones(3))],
+    ids=["scalar-into-vector", "row-into-matrix"],
+)
+def test_assigning_a_traced_value_into_a_plain_ndarray_is_refused(buffer_shape, value) -> None:
+    def copy_into_buffer(x):
+        buffer = np.zeros(buffer_shape)
+        buffer[0] = x
+        return anp.sum(buffer)
+
+    # For a scalar NumPy re-raises the engine's TypeError as its own ValueError ("setting an
+    # array element with a sequence"); the engine's explanation is then the direct cause.
+    with pytest.raises((TypeError, ValueError)) as error:
+        grad(copy_into_buffer)(value)
+    messages = messages_in_chain(error.value)
+    assert "a[i] = x" in messages, "the engine should name the pattern that went wrong"
+    assert "gradient" in messages
+
+
+def test_in_place_add_of_a_traced_value_into_an_ndarray_is_refused() -> None:
+    def accumulate_in_place(x):
+        total = np.zeros(3)
+        total += x
+        return anp.sum(total)
+
+    with pytest.raises(TypeError) as error:
+        grad(accumulate_in_place)(1.5)
+    message = message_of(error)
+    assert "+=" in message
+    assert "y = y + x" in message, "the message should show the functional rewrite"
+
+
+def test_primitive_without_a_vjp_rule_names_itself_and_the_argument() -> None:
+    @primitive
+    def mystery_scale(x, factor):
+        return x * factor
+
+    with pytest.raises(NotImplementedError) as error:
+        grad(lambda x: anp.sum(mystery_scale(x, 2.0)))(np.ones(2))
+    message = message_of(error)
+    assert "mystery_scale" in message
+    assert "argument 0" in message
+    assert "vjp" in message
+
+
+def test_primitive_without_a_jvp_rule_names_itself_and_the_argument() -> None:
+    @primitive
+    def unexplained_shift(offset, x):
+        return x + offset
+
+    with pytest.raises(NotImplementedError) as error:
+        make_jvp(lambda x: unexplained_shift(1.0, x))(np.ones(2))(np.ones(2))
+    message = message_of(error)
+    assert "unexplained_shift" in message
+    assert "argument 1" in message
+    assert "jvp" in message
+
+
+@pytest.mark.parametrize("operator", [grad, jacobian, elementwise_grad], ids=lambda op: op.__name__)
+def test_argnum_out_of_range_is_reported(operator) -> None:
+    with pytest.raises((ValueError, IndexError)) as error:
+        operator(lambda x, y: anp.sum(x * y), argnum=2)(1.0, 2.0)
+    message = message_of(error)
+    assert "argnum" in message
+    assert "2" in message
+    assert "out of range" in message
+
+
+def test_output_independent_of_input_warns_and_returns_zeros_of_the_input_shape() -> None:
+    x = np.ones((2, 3))
+    with pytest.warns(UserWarning, match="(?i)depend"):
+        gradient = grad(lambda v: anp.sum(np.ones(4)))(x)
+    assert np.shape(gradient) == x.shape
+    np.testing.assert_array_equal(gradient, np.zeros_like(x))
+
+
+def test_rule_returning_the_wrong_shape_is_caught_and_named() -> None:
+    @primitive
+    def forgets_to_unbroadcast(x, y):
+        return x + y
+
+    # The tempting wrong rule: pass the broadcast cotangent through unchanged.
+    defvjp(forgets_to_unbroadcast, lambda ans, x, y: lambda g: g, lambda ans, x, y: lambda g: g)
+    bias = np.ones(3)
+    with pytest.raises(ValueError) as error:
+        grad(lambda b: anp.sum(forgets_to_unbroadcast(np.ones((2, 3)), b)))(bias)
+    message = message_of(error)
+    assert "forgets_to_unbroadcast" in message
+    assert "(2, 3)" in message, "the message should give the wrong shape"
+    assert "(3,)" in message, "the message should give the expected shape"
+
+
+@pytest.mark.parametrize(
+    "function,point,expect",
+    [
+        (anp.sqrt, 0.0, np.isposinf),
+        (anp.log, 0.0, np.isposinf),
+        (anp.sqrt, -1.0, np.isnan),
+        (lambda x: anp.sqrt(x) * 0.0, 0.0, np.isnan),
+    ],
+    ids=["sqrt-at-zero-is-inf", "log-at-zero-is-inf", "sqrt-of-negative-is-nan", "zero-times-inf-is-nan"],
+)
+def test_nan_and_inf_in_a_gradient_are_returned_not_hidden(function, point, expect) -> None:
+    with warnings.catch_warnings():
+        # NumPy warns about the division by zero; the value is what this test is about.
+        warnings.simplefilter("ignore", RuntimeWarning)
+        gradient = grad(function)(np.float64(point))
+    assert expect(gradient), f"expected the non-finite value to come through, got {gradient!r}"
+
+
+def test_nan_in_one_entry_does_not_spread_to_the_others() -> None:
+    x = np.array([4.0, 0.0, 9.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        gradient = grad(lambda v: anp.sum(anp.sqrt(v)))(x)
+    assert np.isposinf(gradient[1])
+    np.testing.assert_allclose(gradient[[0, 2]], 0.5 / np.sqrt(x[[0, 2]]), rtol=1e-14)

@@ -1,0 +1,116 @@
+"""Reductions (sum, mean, var, std, prod, max/min, cumsum) with axis, keepdims and ddof."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import ad_core.numpy as anp
+from ad_core import grad
+from ad_core.test_util import check_grads
+
+from ._oracle import (
+    allow_constant_derivatives,
+    check_both_modes,
+    distinct_values,
+    numerical_grad,
+    shape_id,
+    uniform,
+)
+
+AXIS_CASES: list[tuple[tuple[int, ...], dict[str, Any]]] = [
+    ((4,), {}),
+    ((4,), {"axis": 0}),
+    ((3, 4), {}),
+    ((3, 4), {"axis": 0}),
+    ((3, 4), {"axis": 1, "keepdims": True}),
+    ((3, 4), {"axis": -1}),
+    ((2, 3, 4), {"axis": (0, 2)}),
+    ((2, 3, 4), {"axis": 1, "keepdims": True}),
+    ((2, 3, 4), {"axis": (0, 2), "keepdims": True}),
+]
+
+
+def case_id(case: tuple[tuple[int, ...], dict[str, Any]]) -> str:
+    shape, kwargs = case
+    options = ",".join(f"{key}={value}" for key, value in kwargs.items()).replace(" ", "")
+    return f"{shape_id(shape)}-{options or 'all-axes'}"
+
+
+SMOOTH_REDUCTIONS: dict[str, Callable[..., Any]] = {
+    "sum": anp.sum,
+    "mean": anp.mean,
+    "var": anp.var,
+    "std": anp.std,
+    "var-ddof1": lambda x, **kw: anp.var(x, ddof=1, **kw),
+    "std-ddof1": lambda x, **kw: anp.std(x, ddof=1, **kw),
+    "prod": anp.prod,
+    "sum-method": lambda x, **kw: x.sum(**kw),
+    "mean-method": lambda x, **kw: x.mean(**kw),
+}
+CHOOSING_REDUCTIONS: dict[str, Callable[..., Any]] = {
+    "max": anp.max,
+    "min": anp.min,
+    "amax": anp.amax,
+    "amin": anp.amin,
+    "max-method": lambda x, **kw: x.max(**kw),
+    "min-method": lambda x, **kw: x.min(**kw),
+}
+
+
+@pytest.mark.parametrize("case", AXIS_CASES, ids=case_id)
+@pytest.mark.parametrize("name", list(SMOOTH_REDUCTIONS))
+def test_smooth_reduction_matches_finite_differences(name: str, case, rng) -> None:
+    shape, kwargs = case
+    # Away from zero so that prod's gradient (ans / x in some engines) stays well conditioned.
+    x = uniform(rng, shape, 0.5, 1.5)
+    check_both_modes(lambda v: SMOOTH_REDUCTIONS[name](v, **kwargs), [x], rng)
+
+
+@pytest.mark.parametrize("case", AXIS_CASES, ids=case_id)
+@pytest.mark.parametrize("name", list(CHOOSING_REDUCTIONS))
+def test_max_and_min_route_gradient_to_the_chosen_entry(name: str, case, rng) -> None:
+    shape, kwargs = case
+    x = distinct_values(rng, shape)
+    check_both_modes(lambda v: CHOOSING_REDUCTIONS[name](v, **kwargs), [x], rng)
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "var", "std", "prod", "max"])
+@allow_constant_derivatives
+def test_reduction_passes_check_grads_to_second_order(name: str, rng) -> None:
+    function = {**SMOOTH_REDUCTIONS, **CHOOSING_REDUCTIONS}[name]
+    x = distinct_values(rng, (3, 4)) + 2.0
+    check_grads(lambda v: function(v, axis=1), modes=("fwd", "rev"), order=2)(x)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, -1], ids=lambda axis: f"axis={axis}")
+def test_cumsum_matches_finite_differences(axis, rng) -> None:
+    check_both_modes(lambda v: anp.cumsum(v, axis=axis), [rng.standard_normal((3, 4))], rng)
+
+
+@allow_constant_derivatives
+def test_cumsum_passes_check_grads(rng) -> None:
+    check_grads(lambda v: anp.cumsum(v, axis=0), modes=("fwd", "rev"), order=2)(rng.standard_normal((3, 4)))
+
+
+def test_prod_with_a_zero_entry_has_the_product_of_the_others_as_gradient() -> None:
+    # The "ans / x" shortcut would divide by zero here; the true partials are finite.
+    x = np.array([2.0, 0.0, 3.0, 4.0])
+    np.testing.assert_allclose(grad(anp.prod)(x), numerical_grad(anp.prod, [x]), atol=1e-9)
+
+
+def test_sum_of_scalar_gives_scalar_gradient() -> None:
+    gradient = grad(lambda v: anp.sum(v * 3.0))(2.0)
+    assert np.shape(gradient) == ()
+    assert gradient == 3.0
+
+
+def test_max_tie_splits_the_gradient_between_tied_entries() -> None:
+    # Convention (HIPS/autograd's): every entry equal to the maximum gets g / (number of ties).
+    x = np.array([[1.0, 3.0, 3.0], [0.0, 2.0, -1.0]])
+    gradient = grad(lambda v: anp.sum(anp.max(v, axis=1)))(x)
+    is_max = x == x.max(axis=1, keepdims=True)
+    np.testing.assert_allclose(gradient, is_max / is_max.sum(axis=1, keepdims=True))

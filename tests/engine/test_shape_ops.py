@@ -1,0 +1,106 @@
+"""Operations that only move, copy or regroup entries: their VJPs move cotangents back."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+import pytest
+
+import ad_core.numpy as anp
+from ad_core import grad
+from ad_core.test_util import check_grads
+
+from ._oracle import allow_constant_derivatives, check_both_modes
+
+
+class ShapeCase(NamedTuple):
+    name: str
+    fun: Callable[..., Any]
+    shapes: tuple[tuple[int, ...], ...]
+
+
+SHAPE_CASES = [
+    ShapeCase("transpose", anp.transpose, ((2, 3, 4),)),
+    ShapeCase("transpose-axes", lambda x: anp.transpose(x, (1, 2, 0)), ((2, 3, 4),)),
+    ShapeCase("transpose-method", lambda x: x.transpose(2, 0, 1), ((2, 3, 4),)),
+    ShapeCase("T-attribute", lambda x: x.T, ((3, 4),)),
+    ShapeCase("swapaxes", lambda x: anp.swapaxes(x, 0, 2), ((2, 3, 4),)),
+    ShapeCase("moveaxis", lambda x: anp.moveaxis(x, 0, -1), ((2, 3, 4),)),
+    ShapeCase("moveaxis-several", lambda x: anp.moveaxis(x, [0, 1], [2, 0]), ((2, 3, 4),)),
+    ShapeCase("reshape", lambda x: anp.reshape(x, (4, 6)), ((2, 3, 4),)),
+    ShapeCase("reshape-minus-one", lambda x: anp.reshape(x, (-1, 2)), ((3, 4),)),
+    ShapeCase("reshape-method", lambda x: x.reshape((6, 2)), ((3, 4),)),
+    ShapeCase("reshape-method-varargs", lambda x: x.reshape(2, 6), ((3, 4),)),
+    ShapeCase("ravel", anp.ravel, ((2, 3, 4),)),
+    ShapeCase("squeeze", anp.squeeze, ((2, 1, 4),)),
+    ShapeCase("squeeze-axis", lambda x: anp.squeeze(x, axis=0), ((1, 4),)),
+    ShapeCase("squeeze-method", lambda x: x.squeeze(), ((3, 1),)),
+    ShapeCase("expand_dims", lambda x: anp.expand_dims(x, 1), ((3, 4),)),
+    ShapeCase("expand_dims-negative", lambda x: anp.expand_dims(x, -1), ((4,),)),
+    ShapeCase("broadcast_to", lambda x: anp.broadcast_to(x, (2, 3, 4)), ((3, 1),)),
+    ShapeCase("broadcast_to-from-scalar", lambda x: anp.broadcast_to(x, (3, 4)), ((),)),
+    ShapeCase("repeat-flat", lambda x: anp.repeat(x, 2), ((3, 4),)),
+    ShapeCase("repeat-axis", lambda x: anp.repeat(x, 3, axis=1), ((3, 4),)),
+    ShapeCase("repeat-scalar", lambda x: anp.repeat(x, 3), ((),)),
+    ShapeCase("tile", lambda x: anp.tile(x, 2), ((3, 4),)),
+    ShapeCase("tile-grow-rank", lambda x: anp.tile(x, (2, 1, 3)), ((3, 4),)),
+    ShapeCase("concatenate-axis0", lambda a, b: anp.concatenate([a, b], axis=0), ((2, 4), (3, 4))),
+    ShapeCase("concatenate-axis1", lambda a, b: anp.concatenate((a, b), axis=1), ((3, 1), (3, 4))),
+    ShapeCase("concatenate-three", lambda a, b, c: anp.concatenate([a, b, c]), ((2,), (4,), (1,))),
+    ShapeCase("stack", lambda a, b: anp.stack([a, b]), ((3, 4), (3, 4))),
+    ShapeCase("stack-last-axis", lambda a, b: anp.stack([a, b], axis=-1), ((3, 4), (3, 4))),
+    ShapeCase("vstack", lambda a, b: anp.vstack([a, b]), ((4,), (2, 4))),
+    ShapeCase("hstack", lambda a, b: anp.hstack([a, b]), ((3,), (4,))),
+    ShapeCase("split-take-middle", lambda x: anp.split(x, 3)[1], ((6, 2),)),
+    ShapeCase("split-axis1-indices", lambda x: anp.split(x, [1, 3], axis=1)[2], ((3, 4),)),
+    ShapeCase("split-recombined", lambda x: anp.split(x, 2)[0] * anp.split(x, 2)[1], ((4, 3),)),
+    ShapeCase("flip", lambda x: anp.flip(x, axis=1), ((3, 4),)),
+    ShapeCase("roll", lambda x: anp.roll(x, 1, axis=0), ((3, 4),)),
+]
+
+
+SECOND_ORDER_CASES = {
+    "transpose-axes",
+    "reshape",
+    "broadcast_to",
+    "repeat-axis",
+    "tile-grow-rank",
+    "concatenate-axis1",
+    "stack",
+    "split-recombined",
+}
+
+
+@pytest.mark.parametrize("case", SHAPE_CASES, ids=lambda case: case.name)
+def test_shape_op_matches_finite_differences(case: ShapeCase, rng) -> None:
+    args = [rng.standard_normal(shape) if shape else float(rng.standard_normal()) for shape in case.shapes]
+    check_both_modes(case.fun, args, rng)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [case for case in SHAPE_CASES if case.name in SECOND_ORDER_CASES],
+    ids=lambda case: case.name,
+)
+@allow_constant_derivatives
+def test_shape_op_passes_check_grads_to_second_order(case: ShapeCase, rng) -> None:
+    args = [rng.standard_normal(shape) for shape in case.shapes]
+    for argnum in range(len(args)):
+        check_grads(case.fun, argnum=argnum, modes=("fwd", "rev"), order=2)(*args)
+
+
+def test_repeat_accumulates_every_copy(rng) -> None:
+    # Each entry is copied three times, so a cotangent of ones sums to 3 for each entry.
+    x = rng.standard_normal((2, 3))
+    copies = 3
+    gradient = grad(lambda v: anp.sum(anp.repeat(v, copies, axis=0)))(x)
+    np.testing.assert_array_equal(gradient, np.full(x.shape, float(copies)))
+
+
+def test_broadcast_to_sums_back(rng) -> None:
+    x = rng.standard_normal((3, 1))
+    weights = rng.standard_normal((2, 3, 4))
+    gradient = grad(lambda v: anp.sum(weights * anp.broadcast_to(v, weights.shape)))(x)
+    np.testing.assert_allclose(gradient, weights.sum(axis=(0, 2)).reshape(3, 1), rtol=1e-12)
