@@ -14,7 +14,7 @@ import numpy as onp
 from .. import inspect as _inspect
 from ..core import def_linear, defjvp, defjvp_argnum, vspace
 from . import wrapper as anp
-from .vjps import balanced_eq, repeat_to_match_shape, replace_zero
+from .vjps import balanced_eq, reduction_layout, replace_zero
 
 # =============================================================================================
 # Shape helpers: a broadcast input's tangent is copied to every position it reaches
@@ -141,8 +141,7 @@ def_linear(anp.cumsum)
 
 
 def jvp_var(g, ans, x, axis=None, ddof=0, keepdims=False):
-    shape, _, dtype, _ = anp.metadata(x)
-    count = repeat_to_match_shape(ans, shape, dtype, axis, keepdims)[1]
+    _, count = reduction_layout(anp.shape(x), axis)
     centred = anp.conj(x - anp.mean(x, axis=axis, keepdims=True))
     return 2.0 * anp.sum(anp.real(g * centred), axis=axis, keepdims=keepdims) / (count - ddof)
 
@@ -152,9 +151,8 @@ def jvp_std(g, ans, x, axis=None, ddof=0, keepdims=False):
 
 
 def jvp_chooser(g, ans, x, axis=None, keepdims=False):
-    shape, _, dtype, _ = anp.metadata(x)
-    ans_repeated, _ = repeat_to_match_shape(ans, shape, dtype, axis, keepdims)
-    winners = x == ans_repeated
+    kept_shape, _ = reduction_layout(anp.shape(x), axis)
+    winners = x == anp.reshape(ans, kept_shape)
     share = winners / anp.sum(winners, axis=axis, keepdims=True)
     return anp.sum(g * share, axis=axis, keepdims=keepdims)
 

@@ -172,55 +172,47 @@ defvjp(anp.clip,
 # =============================================================================================
 
 
-def repeat_to_match_shape(g: Any, shape: tuple, dtype: Any, axis: Any, keepdims: bool) -> tuple:
-    """Undo a reduction's shape change: put the reduced axes back (size 1), then broadcast.
-
-    Returns the broadcast cotangent and the number of elements each output summed.
-    """
-    if shape == ():
-        return g, 1
-    axis = tuple(range(len(shape))) if axis is None else axis
-    axis = (axis,) if isinstance(axis, int) else tuple(axis)
-    axis = tuple(a % len(shape) for a in axis)
-    kept_shape = tuple(1 if i in axis else size for i, size in enumerate(shape))
-    count = math.prod(shape[i] for i in axis)
-    return anp.broadcast_to(anp.reshape(g, kept_shape), shape), count
+def reduction_layout(shape: tuple, axis: Any) -> tuple[tuple, int]:
+    """Where a reduction over `axis` leaves size-1 axes (`kept_shape`) and how many entries
+    each output combines (`count`). Reshaping a cotangent to `kept_shape` lets broadcasting
+    copy it back along the reduced axes."""
+    if axis is None:
+        axes = set(range(len(shape)))
+    else:
+        axes = {a % len(shape) for a in ((axis,) if isinstance(axis, int) else axis)}
+    kept_shape = tuple(1 if i in axes else size for i, size in enumerate(shape))
+    return kept_shape, math.prod(shape[i] for i in axes)
 
 
 def grad_sum(ans, x, axis=None, keepdims=False, dtype=None):
-    shape, _, dtype, _ = anp.metadata(x)
-    return lambda g: repeat_to_match_shape(g, shape, dtype, axis, keepdims)[0]
+    shape = anp.shape(x)
+    kept_shape, _ = reduction_layout(shape, axis)
+    return lambda g: anp.broadcast_to(anp.reshape(g, kept_shape), shape)
 
 
 def grad_mean(ans, x, axis=None, keepdims=False):
-    shape, _, dtype, _ = anp.metadata(x)
-
-    def vjp(g):
-        g_repeated, count = repeat_to_match_shape(g, shape, dtype, axis, keepdims)
-        return g_repeated / count
-
-    return vjp
+    shape = anp.shape(x)
+    kept_shape, count = reduction_layout(shape, axis)
+    return lambda g: anp.broadcast_to(anp.reshape(g, kept_shape) / count, shape)
 
 
 def grad_var(ans, x, axis=None, ddof=0, keepdims=False):
-    shape, _, dtype, _ = anp.metadata(x)
+    kept_shape, count = reduction_layout(anp.shape(x), axis)
 
     def vjp(g):
-        g_repeated, count = repeat_to_match_shape(g, shape, dtype, axis, keepdims)
         centred = anp.conj(x - anp.mean(x, axis=axis, keepdims=True))
-        return 2.0 * g_repeated * centred / (count - ddof)
+        return anp.reshape(g, kept_shape) * (2.0 / (count - ddof)) * centred
 
     return vjp
 
 
 def grad_std(ans, x, axis=None, ddof=0, keepdims=False):
-    shape, _, dtype, _ = anp.metadata(x)
+    kept_shape, count = reduction_layout(anp.shape(x), axis)
 
     def vjp(g):
-        g_repeated, count = repeat_to_match_shape(g, shape, dtype, axis, keepdims)
-        ans_repeated, _ = repeat_to_match_shape(ans, shape, dtype, axis, keepdims)
         centred = anp.conj(x - anp.mean(x, axis=axis, keepdims=True))
-        return g_repeated * centred / ((count - ddof) * ans_repeated)
+        scale = anp.reshape(g, kept_shape) / ((count - ddof) * anp.reshape(ans, kept_shape))
+        return scale * centred
 
     return vjp
 
@@ -228,13 +220,11 @@ def grad_std(ans, x, axis=None, ddof=0, keepdims=False):
 def grad_chooser(ans, x, axis=None, keepdims=None):
     """max/min: the gradient goes to the position(s) that attained the extreme, shared
     equally between ties."""
-    shape, _, dtype, _ = anp.metadata(x)
+    kept_shape, _ = reduction_layout(anp.shape(x), axis)
 
     def vjp(g):
-        g_repeated, _ = repeat_to_match_shape(g, shape, dtype, axis, keepdims)
-        ans_repeated, _ = repeat_to_match_shape(ans, shape, dtype, axis, keepdims)
-        winners = x == ans_repeated
-        return g_repeated * winners / anp.sum(winners, axis=axis, keepdims=True)
+        winners = x == anp.reshape(ans, kept_shape)
+        return anp.reshape(g, kept_shape) * winners / anp.sum(winners, axis=axis, keepdims=True)
 
     return vjp
 
@@ -243,21 +233,19 @@ def grad_prod(ans, x, axis=None, keepdims=False):
     """Each entry's derivative is the product of the others. Dividing the product by the entry
     is exact only without zeros; with one zero, only that entry gets the product of the rest;
     with two or more, every derivative is zero."""
-    shape, _, dtype, _ = anp.metadata(x)
+    kept_shape, _ = reduction_layout(anp.shape(x), axis)
 
     def vjp(g):
-        g_repeated, _ = repeat_to_match_shape(g, shape, dtype, axis, keepdims)
+        g_kept = anp.reshape(g, kept_shape)
         is_zero = x == 0
         if not anp.any(is_zero):
-            ans_repeated, _ = repeat_to_match_shape(ans, shape, dtype, axis, keepdims)
-            return g_repeated * ans_repeated / x
+            return g_kept * anp.reshape(ans, kept_shape) / x
         safe_x = anp.where(is_zero, 1.0, x)
         others = anp.prod(safe_x, axis=axis, keepdims=True)
         zeros = anp.sum(is_zero, axis=axis, keepdims=True)
-        others_if_no_zero = others / safe_x
         lone_zero = anp.logical_and(zeros == 1, is_zero)
-        product_of_others = anp.where(zeros == 0, others_if_no_zero, anp.where(lone_zero, others, 0.0))
-        return g_repeated * product_of_others
+        product_of_others = anp.where(zeros == 0, others / safe_x, anp.where(lone_zero, others, 0.0))
+        return g_kept * product_of_others
 
     return vjp
 
