@@ -35,10 +35,7 @@ def _unary(fun: Callable, args: tuple, argnum: int | tuple[int, ...], operator: 
             )
     argnums = tuple(index % len(args) for index in argnums)
     for index in argnums:
-        try:
-            vspace(args[index])
-        except TypeError as error:
-            raise TypeError(f"ad_core.{operator}: argument {index}: {error}") from None
+        _check_float(args[index], f"ad_core.{operator}: argument {index}")
 
     if not isinstance(argnum, tuple):
         (index,) = argnums
@@ -55,6 +52,23 @@ def _unary(fun: Callable, args: tuple, argnum: int | tuple[int, ...], operator: 
         return fun(*full)
 
     return tuple_fun, tuple(args[index] for index in argnums)
+
+
+def _check_float(x: Any, where: str) -> None:
+    """Only floats and complex numbers (or containers of them) can be differentiated."""
+    x = getval(x)
+    if isinstance(x, list | tuple):
+        for item in x:
+            _check_float(item, where)
+    elif isinstance(x, dict):
+        for item in x.values():
+            _check_float(item, where)
+    elif type(x) is not float and getattr(x, "dtype", np.result_type(x)).kind not in "fc":
+        try:
+            vspace(x)
+        except TypeError as error:
+            raise TypeError(f"{where}: {error}") from None
+        raise TypeError(f"{where}: cannot differentiate a value of type {type(x).__name__}")
 
 
 def _operator(name: str):

@@ -29,6 +29,10 @@ def _ndim(x: Any) -> int:
     return getattr(x, "ndim", 0)
 
 
+def _shape(x: Any) -> tuple:
+    return getattr(x, "shape", ())
+
+
 def _iscomplex(x: Any) -> bool:
     return (getattr(x, "dtype", None) is not None and x.dtype.kind == "c") or isinstance(x, complex)
 
@@ -41,7 +45,7 @@ def unbroadcast(x: Any, target_meta: tuple, broadcast_idx: int = 0) -> Any:
     axis) over each axis where the target has size 1. A real target drops the imaginary part.
     """
     target_shape, target_ndim, _dtype, target_iscomplex = target_meta
-    if getattr(x, "shape", ()) == target_shape and (target_iscomplex or not _iscomplex(x)):
+    if type(x) is onp.ndarray and x.shape == target_shape and (target_iscomplex or x.dtype.kind != "c"):
         return x  # nothing was broadcast: the common case, kept cheap
     _inspect.note("unbroadcast", "enter", x, target_shape=target_shape, target_ndim=target_ndim)
     while _ndim(x) > target_ndim:
@@ -185,19 +189,19 @@ def reduction_layout(shape: tuple, axis: Any) -> tuple[tuple, int]:
 
 
 def grad_sum(ans, x, axis=None, keepdims=False, dtype=None):
-    shape = anp.shape(x)
+    shape = _shape(x)
     kept_shape, _ = reduction_layout(shape, axis)
     return lambda g: anp.broadcast_to(anp.reshape(g, kept_shape), shape)
 
 
 def grad_mean(ans, x, axis=None, keepdims=False):
-    shape = anp.shape(x)
+    shape = _shape(x)
     kept_shape, count = reduction_layout(shape, axis)
     return lambda g: anp.broadcast_to(anp.reshape(g, kept_shape) / count, shape)
 
 
 def grad_var(ans, x, axis=None, ddof=0, keepdims=False):
-    kept_shape, count = reduction_layout(anp.shape(x), axis)
+    kept_shape, count = reduction_layout(_shape(x), axis)
 
     def vjp(g):
         centred = anp.conj(x - anp.mean(x, axis=axis, keepdims=True))
@@ -207,7 +211,7 @@ def grad_var(ans, x, axis=None, ddof=0, keepdims=False):
 
 
 def grad_std(ans, x, axis=None, ddof=0, keepdims=False):
-    kept_shape, count = reduction_layout(anp.shape(x), axis)
+    kept_shape, count = reduction_layout(_shape(x), axis)
 
     def vjp(g):
         centred = anp.conj(x - anp.mean(x, axis=axis, keepdims=True))
@@ -220,7 +224,7 @@ def grad_std(ans, x, axis=None, ddof=0, keepdims=False):
 def grad_chooser(ans, x, axis=None, keepdims=None):
     """max/min: the gradient goes to the position(s) that attained the extreme, shared
     equally between ties."""
-    kept_shape, _ = reduction_layout(anp.shape(x), axis)
+    kept_shape, _ = reduction_layout(_shape(x), axis)
 
     def vjp(g):
         winners = x == anp.reshape(ans, kept_shape)
@@ -233,7 +237,7 @@ def grad_prod(ans, x, axis=None, keepdims=False):
     """Each entry's derivative is the product of the others. Dividing the product by the entry
     is exact only without zeros; with one zero, only that entry gets the product of the rest;
     with two or more, every derivative is zero."""
-    kept_shape, _ = reduction_layout(anp.shape(x), axis)
+    kept_shape, _ = reduction_layout(_shape(x), axis)
 
     def vjp(g):
         g_kept = anp.reshape(g, kept_shape)
@@ -251,7 +255,7 @@ def grad_prod(ans, x, axis=None, keepdims=False):
 
 
 def grad_cumsum(ans, x, axis=None):
-    shape = anp.shape(x)
+    shape = _shape(x)
 
     def vjp(g):
         if axis is None:
@@ -471,13 +475,13 @@ defvjp_argnum(anp.einsum, grad_einsum)
 # Shape operations
 # =============================================================================================
 
-defvjp(anp.reshape, lambda ans, x, shape, order=None: lambda g: anp.reshape(g, anp.shape(x)))
-defvjp(anp.ravel, lambda ans, x, order=None: lambda g: anp.reshape(g, anp.shape(x)))
-defvjp(anp.squeeze, lambda ans, x, axis=None: lambda g: anp.reshape(g, anp.shape(x)))
-defvjp(anp.expand_dims, lambda ans, x, axis: lambda g: anp.reshape(g, anp.shape(x)))
-defvjp(anp.atleast_1d, lambda ans, x: lambda g: anp.reshape(g, anp.shape(x)))
-defvjp(anp.atleast_2d, lambda ans, x: lambda g: anp.reshape(g, anp.shape(x)))
-defvjp(anp.atleast_3d, lambda ans, x: lambda g: anp.reshape(g, anp.shape(x)))
+defvjp(anp.reshape, lambda ans, x, shape, order=None: lambda g: anp.reshape(g, _shape(x)))
+defvjp(anp.ravel, lambda ans, x, order=None: lambda g: anp.reshape(g, _shape(x)))
+defvjp(anp.squeeze, lambda ans, x, axis=None: lambda g: anp.reshape(g, _shape(x)))
+defvjp(anp.expand_dims, lambda ans, x, axis: lambda g: anp.reshape(g, _shape(x)))
+defvjp(anp.atleast_1d, lambda ans, x: lambda g: anp.reshape(g, _shape(x)))
+defvjp(anp.atleast_2d, lambda ans, x: lambda g: anp.reshape(g, _shape(x)))
+defvjp(anp.atleast_3d, lambda ans, x: lambda g: anp.reshape(g, _shape(x)))
 defvjp(anp.transpose, lambda ans, x, axes=None: lambda g: anp.transpose(
     g, None if axes is None else onp.argsort(axes)))
 defvjp(anp.swapaxes, lambda ans, x, axis1, axis2: lambda g: anp.swapaxes(g, axis2, axis1))
@@ -489,7 +493,7 @@ defvjp(anp.broadcast_to, lambda ans, x, shape: unbroadcast_f(x, lambda g: g))
 
 
 def grad_repeat(ans, x, repeats, axis=None):
-    shape = anp.shape(x)
+    shape = _shape(x)
 
     def vjp(g):
         if axis is None:
@@ -508,7 +512,7 @@ def grad_repeat(ans, x, repeats, axis=None):
 
 
 def grad_tile(ans, x, reps):
-    shape = anp.shape(x)
+    shape = _shape(x)
 
     def vjp(g):
         reps_ = (reps,) if onp.ndim(reps) == 0 else tuple(reps)
@@ -536,7 +540,7 @@ def grad_concatenate_args(argnum, ans, args, kwargs):
 
 defvjp_argnum(anp.concatenate_args, grad_concatenate_args)
 defvjp(anp.diag, lambda ans, x, k=0: lambda g: (
-    anp.diagonal(g, k) if anp.ndim(x) == 1 else _diag_matrix(g, anp.shape(x), k)))
+    anp.diagonal(g, k) if anp.ndim(x) == 1 else _diag_matrix(g, _shape(x), k)))
 
 
 def _diag_matrix(g, shape, k):
@@ -546,7 +550,7 @@ def _diag_matrix(g, shape, k):
 
 
 defvjp(anp.diagonal, lambda ans, x, offset=0, axis1=0, axis2=1: lambda g: _diagonal_adjoint(
-    g, anp.shape(x), offset, axis1, axis2))
+    g, _shape(x), offset, axis1, axis2))
 
 
 def _diagonal_adjoint(g, shape, offset, axis1, axis2):
@@ -556,7 +560,7 @@ def _diagonal_adjoint(g, shape, offset, axis1, axis2):
 
 
 def grad_trace(ans, x, offset=0):
-    shape = anp.shape(x)
+    shape = _shape(x)
 
     def vjp(g):
         diagonal = onp.eye(shape[0], shape[1], offset).reshape(shape[:2] + (1,) * (len(shape) - 2))
