@@ -33,6 +33,12 @@ class VJPNode(Node):
         self.fun = fun
         self.value = value
         makers = fun.vjps
+        if len(parent_argnums) == 1:  # the common case, without the loop
+            argnum = parent_argnums[0]
+            maker = makers.get(argnum)
+            vjp = _missing_rule("VJP", fun, argnum) if maker is None else maker(value, *args, **kwargs)
+            self.vjps = (vjp,)
+            return
         vjps = []
         for argnum in parent_argnums:
             maker = makers.get(argnum)

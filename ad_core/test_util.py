@@ -30,11 +30,14 @@ def numerical_jvp(f: Callable, x: Any, v: Any, eps: float = EPS) -> Any:
     return out_space.scale(out_space.add(forward, out_space.scale(backward, -1.0)), 1 / eps)
 
 
-def _fail(argnum: int, mode: str, order: int, what: str, expected: Any, computed: Any) -> None:
+def _fail(
+    argnum: int, mode: str, order: int, what: str, expected: Any, computed: Any,
+    source: str = "central differences",
+) -> None:
     raise GradientCheckError(
         f"check_grads: argument {argnum}, mode {mode!r}, order {order}: {what}\n"
-        f"  expected (central differences): {getval(expected)!r}\n"
-        f"  computed (ad_core):             {getval(computed)!r}"
+        f"  expected ({source}): {getval(expected)!r}\n"
+        f"  computed (ad_core): {getval(computed)!r}"
     )
 
 
@@ -61,7 +64,8 @@ def check_vjp(f, x, rng, argnum=0, order=1, eps=EPS, rtol=RTOL, atol=ATOL) -> No
     x_direction, y_direction = x_space.randn(rng), y_space.randn(rng)
     cotangent = vjp(y_space.covector(y_direction))
     if _shapes(cotangent) != _shapes(x):
-        _fail(argnum, "rev", order, "VJP has the wrong shape", _shapes(x), _shapes(cotangent))
+        _fail(argnum, "rev", order, "VJP has the wrong shape", _shapes(x), _shapes(cotangent),
+              source="the argument's shape")
     exact = x_space.inner_prod(x_direction, x_space.covector(cotangent))
     numeric = y_space.inner_prod(y_direction, numerical_jvp(f, x, x_direction, eps))
     _check_close(numeric, exact, argnum, "rev", order, "<u, J v> != <J^T u, v>", rtol, atol)
@@ -72,7 +76,8 @@ def check_jvp(f, x, rng, argnum=0, order=1, eps=EPS, rtol=RTOL, atol=ATOL) -> No
     x_direction = vspace(x).randn(rng)
     y, tangent = make_jvp(f, x)(x_direction)
     if _shapes(tangent) != _shapes(y):
-        _fail(argnum, "fwd", order, "JVP has the wrong shape", _shapes(y), _shapes(tangent))
+        _fail(argnum, "fwd", order, "JVP has the wrong shape", _shapes(y), _shapes(tangent),
+              source="the output's shape")
     numeric = numerical_jvp(f, x, x_direction, eps)
     _check_close(numeric, tangent, argnum, "fwd", order, "J v differs", rtol, atol)
 

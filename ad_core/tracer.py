@@ -131,9 +131,11 @@ def primitive(f_raw: Callable) -> Callable:
 
     def f_wrapped(*args, **kwargs):
         level = -1
+        mixed_levels = False
         for arg in args:
-            if isinstance(arg, Box) and arg._trace > level:
-                level = arg._trace
+            if isinstance(arg, Box) and arg._trace != level:
+                mixed_levels = level >= 0
+                level = max(level, arg._trace)
         if level < 0:
             return f_raw(*args, **kwargs)
         argvals = list(args)
@@ -141,11 +143,12 @@ def primitive(f_raw: Callable) -> Callable:
         parent_argnums = []
         nested = False
         for argnum, arg in enumerate(args):
-            if isinstance(arg, Box) and arg._trace == level:
+            if isinstance(arg, Box) and (not mixed_levels or arg._trace == level):
                 value = argvals[argnum] = arg._value
                 parents.append(arg._node)
                 parent_argnums.append(argnum)
-                nested = nested or isinstance(value, Box)
+                if isinstance(value, Box):
+                    nested = True
         ans = (f_wrapped if nested else f_raw)(*argvals, **kwargs)
         parents = tuple(parents)
         parent_argnums = tuple(parent_argnums)
@@ -169,7 +172,10 @@ def notrace_primitive(f_raw: Callable) -> Callable:
     """Wrap a function whose output carries no derivative (shapes, comparisons, argmax)."""
 
     def f_wrapped(*args, **kwargs):
-        return f_raw(*(getval(arg) for arg in args), **kwargs)
+        for arg in args:
+            if isinstance(arg, Box):
+                return f_raw(*(getval(arg) for arg in args), **kwargs)
+        return f_raw(*args, **kwargs)
 
     f_wrapped.fun = f_raw
     f_wrapped.is_primitive = False

@@ -121,7 +121,22 @@ def _direct_var(general: Callable, take_root: bool) -> Callable:
     return moment
 
 
+def _direct_reshape(general: Callable) -> Callable:
+    """`numpy.reshape` on an ndarray is the array's own method, minus NumPy's dispatch."""
+
+    def reshape(a, *args, **kwargs):
+        if type(a) is _np.ndarray:
+            return a.reshape(*args, **kwargs)
+        return general(a, *args, **kwargs)
+
+    reshape.__name__ = general.__name__
+    reshape.__qualname__ = general.__qualname__
+    reshape.__doc__ = general.__doc__
+    return reshape
+
+
 DIRECT_IMPLEMENTATIONS = {
+    _np.reshape: _direct_reshape(_np.reshape),
     _np.var: _direct_var(_np.var, take_root=False),
     _np.std: _direct_var(_np.std, take_root=True),
     _np.sum: _direct_reduction(_np.add.reduce, _np.sum),
@@ -140,7 +155,8 @@ globals().update(wrapped)
 def metadata(A: Any) -> tuple[tuple, int, _np.dtype, bool]:
     """What a rule needs to know about an input to give a cotangent back to it:
     `(shape, ndim, dtype, iscomplex)`."""
-    A = getval(A)
+    if type(A) is not _np.ndarray:
+        A = getval(A)
     if type(A) is _np.ndarray:
         dtype = A.dtype
         return A.shape, A.ndim, dtype, dtype.kind == "c"
