@@ -5,6 +5,8 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 VENDOR := docs/assets/vendor
 ASSETS := $(VENDOR)/.installed
+# mkdocs-material prints a multi-line banner about MkDocs 2 on every build; it is not ours.
+export NO_MKDOCS_2_WARNING := 1
 
 .PHONY: serve test build bench lint clean
 
@@ -21,7 +23,10 @@ $(ASSETS): package.json package-lock.json
 	cp node_modules/katex/dist/katex.min.js node_modules/katex/dist/katex.min.css $(VENDOR)/katex/
 	cp node_modules/katex/dist/contrib/auto-render.min.js $(VENDOR)/katex/contrib/
 	cp -r node_modules/katex/dist/fonts $(VENDOR)/katex/fonts
-	cp node_modules/mermaid/dist/mermaid.min.js $(VENDOR)/mermaid/
+	# Mermaid's ES module build: each diagram type is a chunk loaded on first use.
+	mkdir -p $(VENDOR)/mermaid/chunks/mermaid.esm.min
+	cp node_modules/mermaid/dist/mermaid.esm.min.mjs $(VENDOR)/mermaid/
+	cp node_modules/mermaid/dist/chunks/mermaid.esm.min/*.mjs $(VENDOR)/mermaid/chunks/mermaid.esm.min/
 	touch $@
 
 serve: $(INSTALLED) $(ASSETS)

@@ -71,24 +71,16 @@ def _check_float(x: Any, where: str) -> None:
         raise TypeError(f"{where}: cannot differentiate a value of type {type(x).__name__}")
 
 
-def _operator(name: str):
-    """Give an operator `(fun, argnum=0)` the autograd calling convention."""
+def _nary(build: Callable, fun: Callable, argnum: int | tuple[int, ...], name: str) -> Callable:
+    """Turn `build(unary_fun, x)`, an operator on one-argument functions, into a function of
+    `fun`'s own arguments that differentiates with respect to `args[argnum]`."""
 
-    def decorate(build):
-        @functools.wraps(build)
-        def operator(fun: Callable, argnum: int = 0, *extra, **extra_kwargs) -> Callable:
-            @functools.wraps(fun)
-            def differentiated(*args, **kwargs):
-                unary_fun, x = _unary(
-                    lambda *a: fun(*a, **kwargs), args, argnum, name
-                )
-                return build(unary_fun, x, *extra, **extra_kwargs)
+    @functools.wraps(fun)
+    def differentiated(*args, **kwargs):
+        unary_fun, x = _unary(lambda *a: fun(*a, **kwargs), args, argnum, name)
+        return build(unary_fun, x)
 
-            return differentiated
-
-        return operator
-
-    return decorate
+    return differentiated
 
 
 def _check_scalar_output(value: Any, operator: str) -> None:
@@ -105,56 +97,73 @@ def _check_scalar_output(value: Any, operator: str) -> None:
         )
 
 
-@_operator("grad")
-def grad(fun: Callable, x: Any) -> Any:
+def grad(fun: Callable, argnum: int | tuple[int, ...] = 0) -> Callable:
     r"""The gradient of a scalar function: $\nabla f(x) = J_f(x)^\top \cdot 1$.
 
-    `grad(f, argnum=0)(*args)` returns an array of the shape of `args[argnum]`.
+    `grad(f, argnum=0)(*args)` returns an array of the shape of `args[argnum]` (a tuple of
+    them for a tuple `argnum`), from one forward trace and one backward pass.
     """
+    return _nary(_grad, fun, argnum, "grad")
+
+
+def _grad(fun: Callable, x: Any) -> Any:
     vjp, ans = _make_vjp(fun, x)
     _check_scalar_output(ans, "grad")
     return vjp(vspace(ans).ones())
 
 
-@_operator("value_and_grad")
-def value_and_grad(fun: Callable, x: Any) -> tuple[Any, Any]:
-    r"""Both $f(x)$ and $\nabla f(x)$ from one forward and one backward pass."""
+def value_and_grad(fun: Callable, argnum: int | tuple[int, ...] = 0) -> Callable:
+    r"""`value_and_grad(f)(*args)` returns $(f(x), \nabla f(x))$ from one forward and one
+    backward pass."""
+    return _nary(_value_and_grad, fun, argnum, "value_and_grad")
+
+
+def _value_and_grad(fun: Callable, x: Any) -> tuple[Any, Any]:
     vjp, ans = _make_vjp(fun, x)
     _check_scalar_output(ans, "value_and_grad")
     return ans, vjp(vspace(ans).ones())
 
 
-@_operator("elementwise_grad")
-def elementwise_grad(fun: Callable, x: Any) -> Any:
+def elementwise_grad(fun: Callable, argnum: int | tuple[int, ...] = 0) -> Callable:
     r"""The gradient of $\sum_i f(x)_i$: $J_f(x)^\top \mathbf{1}$.
 
     For an elementwise $f$ this is the vector of derivatives $f'(x_i)$.
     """
+    return _nary(_elementwise_grad, fun, argnum, "elementwise_grad")
+
+
+def _elementwise_grad(fun: Callable, x: Any) -> Any:
     vjp, ans = _make_vjp(fun, x)
     if vspace(ans).iscomplex:
         raise TypeError("ad_core.elementwise_grad: the function returned complex values")
     return vjp(vspace(ans).ones())
 
 
-@_operator("holomorphic_grad")
-def holomorphic_grad(fun: Callable, x: Any) -> Any:
+def holomorphic_grad(fun: Callable, argnum: int | tuple[int, ...] = 0) -> Callable:
     r"""$f'(z)$ of a holomorphic scalar function $f$ of a complex argument."""
+    return _nary(_holomorphic_grad, fun, argnum, "holomorphic_grad")
+
+
+def _holomorphic_grad(fun: Callable, x: Any) -> Any:
     if not vspace(x).iscomplex:
         raise TypeError("ad_core.holomorphic_grad: the argument must be complex")
     vjp, ans = _make_vjp(fun, x)
     return vjp(vspace(ans).ones())
 
 
-@_operator("jacobian")
-def jacobian(fun: Callable, x: Any) -> np.ndarray:
+def jacobian(fun: Callable, argnum: int | tuple[int, ...] = 0) -> Callable:
     r"""The Jacobian $J_{ij} = \partial f_i / \partial x_j$, one VJP per output element.
 
-    The result has shape `f(x).shape + x.shape`.
+    `jacobian(f, argnum=0)(*args)` has shape `f(*args).shape + args[argnum].shape`.
     """
-    vjp, ans = _make_vjp(fun, x)
-    out_space, in_space = vspace(ans), vspace(x)
+    return _nary(_jacobian, fun, argnum, "jacobian")
+
+
+def _jacobian(fun: Callable, x: Any) -> Any:
     from . import numpy as anp
 
+    vjp, ans = _make_vjp(fun, x)
+    out_space, in_space = vspace(ans), vspace(x)
     rows = [vjp(basis) for basis in out_space.standard_basis()]
     if not rows:
         return np.zeros(out_space.shape + in_space.shape, in_space.dtype)
@@ -162,20 +171,21 @@ def jacobian(fun: Callable, x: Any) -> np.ndarray:
 
 
 def hessian(fun: Callable, argnum: int = 0) -> Callable:
-    r"""The Hessian $H_{ij} = \partial^2 f / \partial x_i \partial x_j$, as the Jacobian of the gradient."""
+    r"""The Hessian $H_{ij} = \partial^2 f / \partial x_i \partial x_j$: the Jacobian of the
+    gradient, of shape `x.shape + x.shape`."""
     return jacobian(jacobian(fun, argnum), argnum)
 
 
-@_operator("make_jvp")
-def make_jvp(fun: Callable, x: Any) -> Callable:
-    r"""`make_jvp(f)(x)` returns `v -> (f(x), J_f(x) v)`: forward mode, one pass per direction."""
-    return _make_jvp(fun, x)
+def make_jvp(fun: Callable, argnum: int | tuple[int, ...] = 0) -> Callable:
+    r"""`make_jvp(f, argnum=0)(*args)` returns `v -> (f(x), J_f(x) v)`: forward mode, one pass
+    per direction."""
+    return _nary(_make_jvp, fun, argnum, "make_jvp")
 
 
-@_operator("make_vjp")
-def make_vjp(fun: Callable, x: Any) -> tuple[Callable, Any]:
-    r"""`make_vjp(f)(x)` returns `(u -> u^\top J_f(x), f(x))`: one trace, any number of VJPs."""
-    return _make_vjp(fun, x)
+def make_vjp(fun: Callable, argnum: int | tuple[int, ...] = 0) -> Callable:
+    r"""`make_vjp(f, argnum=0)(*args)` returns `(u -> u^\top J_f(x), f(x))`: one trace, then
+    any number of VJPs."""
+    return _nary(_make_vjp, fun, argnum, "make_vjp")
 
 
 def hessian_vector_product(fun: Callable, argnum: int = 0) -> Callable:

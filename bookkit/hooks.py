@@ -1,0 +1,411 @@
+"""MkDocs hooks (`hooks: [bookkit/hooks.py]` in mkdocs.yml).
+
+1. A failing snippet's warning names the page, the snippet file and the line in that file.
+   markdown-exec only names its block (`<code block: n3>`), so this module remembers the page
+   (`on_page_markdown`), finds which `--8<--` includes make up each executed fence, and
+   prefixes markdown-exec's log records through a logging filter.
+2. Links that a snippet prints (`[term](../reference/glossary.md#term)`) reach the page
+   through markdown-exec's own Markdown converter, which MkDocs never sees: they would stay
+   `.md` links, broken and unchecked. `on_page_content` converts and validates them with
+   MkDocs' own link logic, and registers their anchors for MkDocs' anchor validation; ids
+   that snippets print become known anchors of their page.
+3. It counts what this build executed: code blocks, distinct snippet files, and `assert`
+   statements. Asserts are counted as they execute (a line trace limited to code-block frames,
+   so an assert in a loop counts once per iteration) and also statically (`ast`), and the
+   home page gets a build stamp with these numbers in place of `STAMP_PLACEHOLDER`.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import logging
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from bookkit import _stats
+
+log = logging.getLogger("mkdocs.hooks.bookkit")
+
+STAMP_PLACEHOLDER = "<!-- bookkit:build-stamp -->"
+STAMP_PAGE = "index.md"
+
+_OPENING_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*\{?\.?python\b(?P<opts>.*)$")
+_EXEC_OPTION = re.compile(r"""\bexec\s*=\s*["']?(?:on|1|true|yes)\b""", re.IGNORECASE)
+_INCLUDE = re.compile(r"""^[ \t]*-{1,}8<-{1,}[ \t]+(?P<quote>["']?)(?P<spec>[^"'\s]+)(?P=quote)[ \t]*$""")
+_SECTION_MARKER = re.compile(
+    r"-{1,}8<-{1,}[ \t]+\[[ \t]*(?P<type>start|end)[ \t]*:[ \t]*(?P<name>[a-z][-_0-9a-z]*)[ \t]*\]",
+    re.IGNORECASE,
+)
+_BLOCK_FRAME = re.compile(r'File "(?P<block><code block: [^"]+>)", line (?P<line>\d+)')
+
+
+@dataclass
+class _Fence:
+    """One executed fence of a page: each code line with the file and line it came from."""
+
+    page: str
+    page_line: int
+    origins: list[tuple[str, int]] = field(default_factory=list)  # (file, line) per code line
+    texts: list[str] = field(default_factory=list)
+    used: bool = False
+
+    @property
+    def snippet_files(self) -> list[str]:
+        files = []
+        for path, _ in self.origins:
+            if path != self.page and path not in files:
+                files.append(path)
+        return files
+
+    def normalized(self) -> list[str]:
+        return _normalize(self.texts)
+
+
+def _normalize(lines: list[str]) -> list[str]:
+    stripped = [line.strip() for line in lines]
+    while stripped and not stripped[-1]:
+        stripped.pop()
+    while stripped and not stripped[0]:
+        stripped.pop(0)
+    return stripped
+
+
+@dataclass
+class _BuildState:
+    base_paths: list[Path] = field(default_factory=list)
+    docs_dir: Path = Path("docs")
+    page: str | None = None
+    fences: list[_Fence] = field(default_factory=list)
+    current: _Fence | None = None
+    blocks: int = 0
+    files: set[str] = field(default_factory=set)
+    static_asserts: int = 0
+    asserts_executed: int = 0
+    unmatched_blocks: int = 0
+
+    def reset(self) -> None:
+        self.__init__()  # type: ignore[misc]
+
+
+_state = _BuildState()
+
+
+# --- Which file and line does each executed line come from ---------------------------------
+
+
+def _resolve_include(path: str) -> tuple[str, Path] | None:
+    for base in _state.base_paths:
+        candidate = base / path
+        if candidate.is_file():
+            return path, candidate
+    return None
+
+
+def _included_lines(spec: str) -> list[tuple[str, int, str]]:
+    """The lines pymdownx.snippets puts in place of `--8<-- "spec"`: `(file, line, text)`."""
+    path, _, selector = spec.partition(":")
+    resolved = _resolve_include(path)
+    if resolved is None:
+        return []  # pymdownx.snippets (check_paths) reports a missing file itself
+    display_path, file_path = resolved
+    lines = file_path.read_text(encoding="utf-8").splitlines()
+    numbered = list(enumerate(lines, start=1))
+    if selector and re.fullmatch(r"[\d:,\-]+", selector):
+        chosen: list[tuple[int, str]] = []
+        for part in selector.split(","):
+            bounds = part.split(":")
+            start = int(bounds[0]) if bounds[0] else 1
+            end = int(bounds[1]) if len(bounds) > 1 and bounds[1] else len(lines)
+            chosen += numbered[max(start, 1) - 1 : end]
+        numbered = chosen
+    elif selector:
+        inside, chosen = False, []
+        for number, text in numbered:
+            marker = _SECTION_MARKER.search(text)
+            if marker and marker["name"] == selector:
+                if marker["type"].lower() == "end" and inside:
+                    break
+                inside = True
+                continue
+            if inside and not marker:
+                chosen.append((number, text))
+        numbered = chosen
+    return [(display_path, number, text) for number, text in numbered if not _SECTION_MARKER.search(text)]
+
+
+def _executed_fences(markdown: str, page: str) -> list[_Fence]:
+    fences: list[_Fence] = []
+    lines = markdown.splitlines()
+    index = 0
+    while index < len(lines):
+        opening = _OPENING_FENCE.match(lines[index])
+        if not opening:
+            index += 1
+            continue
+        fence_chars, indent = opening["fence"], len(opening["indent"])
+        closing = re.compile(rf"^[ \t]*{re.escape(fence_chars[0])}{{{len(fence_chars)},}}[ \t]*$")
+        executed = bool(_EXEC_OPTION.search(opening["opts"]))
+        fence = _Fence(page, index + 1)
+        index += 1
+        while index < len(lines) and not closing.match(lines[index]):
+            line = lines[index]
+            body_line = line[indent:] if line[:indent].strip() == "" else line
+            include = _INCLUDE.match(body_line)
+            if include:
+                for path, number, text in _included_lines(include["spec"]):
+                    fence.origins.append((path, number))
+                    fence.texts.append(text)
+            else:
+                fence.origins.append((page, index + 1))
+                fence.texts.append(body_line)
+            index += 1
+        index += 1
+        if executed:
+            fences.append(fence)
+    return fences
+
+
+def _match_fence(source: str) -> _Fence | None:
+    wanted = _normalize(source.splitlines())
+    for fence in _state.fences:
+        if not fence.used and fence.normalized() == wanted:
+            fence.used = True
+            return fence
+    return None
+
+
+# --- Counting asserts --------------------------------------------------------------------------
+
+
+@functools.cache
+def _assert_lines(source: str) -> frozenset[int]:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return frozenset()
+    return frozenset(node.lineno for node in ast.walk(tree) if isinstance(node, ast.Assert))
+
+
+def _run_counting_asserts(run: Callable[[], Any], source: str) -> Any:
+    """Call `run` while a line trace counts the asserts that pass in code-block frames.
+
+    Only frames whose code comes from a markdown-exec block are traced line by line (their
+    file name starts with `<code block:`), so engine code runs at nearly full speed. If a
+    tracer is already installed (a debugger, coverage), nothing is traced or counted.
+    """
+    assert_lines = _assert_lines(source)
+    if not assert_lines or sys.gettrace() is not None:
+        return run()
+
+    def local_trace(frame: Any, event: str, arg: Any) -> Any:
+        if frame.f_lineno in assert_lines:
+            if event == "line":
+                _state.asserts_executed += 1
+            elif event == "exception" and issubclass(arg[0], AssertionError):
+                _state.asserts_executed -= 1  # it ran, but it did not pass
+        return local_trace
+
+    def global_trace(frame: Any, event: str, arg: Any) -> Any:
+        if frame.f_code.co_filename.startswith("<code block:"):
+            return local_trace
+        return None
+
+    sys.settrace(global_trace)
+    try:
+        return run()
+    finally:
+        sys.settrace(None)
+
+
+def _wrap_formatter(original: Callable[..., str]) -> Callable[..., str]:
+    if getattr(original, "_bookkit_wrapped", False):
+        return original
+
+    @functools.wraps(original)
+    def formatter(source: str, language: str, *args: Any, **kwargs: Any) -> str:
+        fence = _match_fence(source)
+        _state.current = fence
+        _state.blocks += 1
+        _state.static_asserts += len(_assert_lines(source))
+        if fence is not None:
+            _state.files.update(fence.snippet_files)
+        else:
+            _state.unmatched_blocks += 1
+        try:
+            return _run_counting_asserts(lambda: original(source, language, *args, **kwargs), source)
+        finally:
+            _state.current = None
+
+    formatter._bookkit_wrapped = True  # type: ignore[attr-defined]
+    return formatter
+
+
+# --- Naming the page and snippet in markdown-exec's warnings -----------------------------------
+
+
+class _NameTheSnippet(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno < logging.WARNING or getattr(record, "_bookkit_named", False):
+            return True
+        message = record.getMessage()
+        where = f"page '{_state.page}'" if _state.page else "an unknown page"
+        fence = _state.current
+        if fence is not None:
+            frames = _BLOCK_FRAME.findall(message)
+            if frames:
+                block_line = int(frames[-1][1])
+                if 1 <= block_line <= len(fence.origins):
+                    path, line = fence.origins[block_line - 1]
+                    where += f", snippet '{path}' line {line}"
+            elif fence.snippet_files:
+                where += ", snippet " + ", ".join(f"'{p}'" for p in fence.snippet_files)
+            where += f" (fence at {fence.page} line {fence.page_line})"
+        record.msg = f"bookkit: {where}: {message}"
+        record.args = ()
+        record._bookkit_named = True  # type: ignore[attr-defined]
+        return True
+
+
+_FILTER = _NameTheSnippet()
+
+
+def _install_log_filter() -> None:
+    names = [
+        name
+        for name in list(logging.root.manager.loggerDict)
+        if name.startswith("mkdocs.plugins.markdown_exec")
+    ]
+    names.append("mkdocs.plugins.markdown_exec._internal.formatters.base")
+    for name in names:
+        logger = logging.getLogger(name)
+        # `mkdocs serve` loads this module afresh for every rebuild; drop the filters of
+        # earlier loads, which would report the stale state of their own module.
+        for stale in [f for f in logger.filters if type(f).__name__ == _NameTheSnippet.__name__]:
+            logger.removeFilter(stale)
+        logger.addFilter(_FILTER)
+
+
+# --- MkDocs events ---------------------------------------------------------------------------
+
+
+def on_config(config: Any) -> Any:
+    _state.reset()
+    _stats.reset()
+    config_dir = Path(config.config_file_path).resolve().parent
+    snippet_options = config.mdx_configs.get("pymdownx.snippets", {})
+    base_paths = snippet_options.get("base_path", ["."])
+    if isinstance(base_paths, str):
+        base_paths = [base_paths]
+    _state.base_paths = [config_dir / str(path) for path in base_paths]
+    _state.docs_dir = Path(config.docs_dir)
+    fences = config.mdx_configs.get("pymdownx.superfences", {}).get("custom_fences", [])
+    wrapped = 0
+    for fence in fences:
+        if fence.get("name") == "python" and "markdown_exec" in getattr(
+            fence.get("format"), "__module__", ""
+        ):
+            fence["format"] = _wrap_formatter(fence["format"])
+            wrapped += 1
+    if not wrapped and not any(getattr(f.get("format"), "_bookkit_wrapped", False) for f in fences):
+        log.warning("bookkit: markdown-exec's python fence not found; nothing will be counted")
+    _install_log_filter()
+    return config
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str | None:
+    _state.page = page.file.src_uri
+    _state.fences = _executed_fences(markdown, f"docs/{page.file.src_uri}")
+    return None
+
+
+_ID_ATTRIBUTE = re.compile(r'\bid="([^"]+)"')
+_LINK_ATTRIBUTE = re.compile(r'(<(?:a|img)\b[^>]*?\b(?:href|src)=")([^"]*)(")')
+
+
+def on_page_content(html: str, page: Any, config: Any, files: Any) -> str | None:
+    from html import escape, unescape
+    from urllib.parse import urlsplit
+
+    from mkdocs.structure.pages import _RelativePathTreeprocessor
+
+    converter = _RelativePathTreeprocessor(page.file, files, config)
+
+    def convert(match: re.Match[str]) -> str:
+        url = unescape(match.group(2))
+        parts = urlsplit(url)
+        if parts.scheme or parts.netloc or url.startswith(("/", "\\")):
+            return match.group(0)
+        if parts.path.endswith(".md"):
+            url = converter.path_to_url(url)  # logs a missing page like any other link
+        elif not parts.path and parts.fragment:
+            converter.links_to_anchors.setdefault(page.file, {}).setdefault(parts.fragment, url)
+        else:
+            return match.group(0)
+        return match.group(1) + escape(url, quote=True) + match.group(3)
+
+    html = _LINK_ATTRIBUTE.sub(convert, html)
+    # Ids inside snippet output (headings, glossary terms) are real anchors, but MkDocs only
+    # collected those it saw in the Markdown; add every id of the final HTML.
+    ids = {unescape(found) for found in _ID_ATTRIBUTE.findall(html)}
+    page.present_anchor_ids = (page.present_anchor_ids or set()) | ids
+    if converter.links_to_anchors:
+        if page.links_to_anchors is None:
+            page.links_to_anchors = {}
+        for target, anchors in converter.links_to_anchors.items():
+            for anchor, original in anchors.items():
+                page.links_to_anchors.setdefault(target, {}).setdefault(anchor, original)
+    return html
+
+
+def _version(distribution: str, module: str) -> str:
+    try:
+        imported = __import__(module)
+        version = getattr(imported, "__version__", None)
+        return str(version) if version else metadata.version(distribution)
+    except (ImportError, metadata.PackageNotFoundError):
+        return "not installed"
+
+
+def build_stamp_html() -> str:
+    """The stamp for the home page: versions and what this build executed."""
+    derivation_checks = _stats.checks_passed.get("derivation_lines", 0)
+    shape_checks = _stats.checks_passed.get("assert_shape_then_close", 0)
+    items = [
+        f"<code>ad_core</code> {_version('ad-core', 'ad_core')}",
+        f"NumPy {_version('numpy', 'numpy')}",
+        f"{_state.blocks} code blocks executed, from {len(_state.files)} snippet files",
+        f"{_state.asserts_executed} <code>assert</code> statements of the snippets' own code "
+        f"executed and passed (counted as they ran, so an assert in a loop counts once per "
+        f"iteration; asserts inside imported helper modules are not counted); the executed "
+        f"blocks contain {_state.static_asserts} <code>assert</code> statements (counted "
+        f"with <code>ast</code>)",
+        f"{derivation_checks} comparisons of a derivation line with the line before it "
+        f"(each derivation on several random inputs), and {shape_checks} other "
+        f"<code>assert_shape_then_close</code> checks in <code>bookkit</code>",
+    ]
+    body = "".join(f"<li>{item}</li>" for item in items)
+    return f'<div class="bk-build-stamp"><ul>{body}</ul></div>'
+
+
+def on_post_page(output: str, page: Any, config: Any) -> str | None:
+    if page.file.src_uri != STAMP_PAGE:
+        return None
+    if STAMP_PLACEHOLDER not in output:
+        log.warning(f"bookkit: {STAMP_PAGE} has no {STAMP_PLACEHOLDER!r} for the build stamp")
+        return None
+    return output.replace(STAMP_PLACEHOLDER, build_stamp_html())
+
+
+def on_post_build(config: Any) -> None:
+    log.info(
+        f"bookkit: executed {_state.blocks} code blocks from {len(_state.files)} snippet files; "
+        f"{_state.asserts_executed} asserts executed and passed "
+        f"({_state.static_asserts} assert statements in the executed blocks); "
+        f"{_state.unmatched_blocks} blocks not traced back to their snippet files"
+    )

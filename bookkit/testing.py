@@ -1,0 +1,168 @@
+"""Helpers for tests that look at the built site."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+_SKIPPED_TAGS = {"script", "style", "template", "noscript"}
+_BLOCK_TAGS = {
+    "p",
+    "div",
+    "li",
+    "tr",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "pre",
+    "table",
+    "br",
+    "details",
+    "summary",
+    "figure",
+    "section",
+    "article",
+    "ul",
+    "ol",
+    "blockquote",
+}
+
+
+class _VisibleText(HTMLParser):
+    def __init__(self, whole_page: bool) -> None:
+        super().__init__(convert_charrefs=True)
+        self.whole_page = whole_page
+        self.parts: list[str] = []
+        self._skip_depth = 0
+        self._article_depth = 0
+        self._in_content = whole_page
+        self._pre_depth = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        classes = (dict(attrs).get("class") or "").split()
+        if tag in _SKIPPED_TAGS:
+            self._skip_depth += 1
+        if tag == "pre":
+            self._pre_depth += 1
+        if not self.whole_page and tag == "article" and "md-content__inner" in classes:
+            self._in_content = True
+            self._article_depth = 1
+        elif self._article_depth and tag == "article":
+            self._article_depth += 1
+        if tag in _BLOCK_TAGS:
+            self.parts.append("\n")
+        elif tag in ("td", "th"):
+            self.parts.append(" | ")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _SKIPPED_TAGS and self._skip_depth:
+            self._skip_depth -= 1
+        if tag == "pre" and self._pre_depth:
+            self._pre_depth -= 1
+        if self._article_depth and tag == "article":
+            self._article_depth -= 1
+            if not self._article_depth:
+                self._in_content = False
+        if tag in _BLOCK_TAGS:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if self._in_content and not self._skip_depth:
+            # Outside <pre>, a newline in the HTML source is a space, as a browser shows it.
+            self.parts.append(data if self._pre_depth else re.sub(r"\s+", " ", data))
+
+
+def page_text(site: Path, page_url: str, whole_page: bool = False) -> str:
+    """The text a reader sees in the built page at `page_url` (`"part1/tracing/"`, `""` for
+    the home page): the article only, unless `whole_page` (navigation, header and footer too).
+    Scripts and styles are dropped; blocks and table cells are separated by newlines and `|`.
+    Math shows as its LaTeX source, because KaTeX renders it only in the browser."""
+    path = Path(site) / page_url.strip("/") / "index.html"
+    if not path.is_file():
+        raise FileNotFoundError(f"no built page at {path}")
+    parser = _VisibleText(whole_page)
+    parser.feed(path.read_text(encoding="utf-8"))
+    text = "".join(parser.parts)
+    lines = [" ".join(line.split()) for line in text.splitlines()]
+    return "\n".join(line for line in lines if line)
+
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+BUILD_TIMEOUT_SECONDS = 900
+
+
+def mkdocs_build(config: Path | None, site_dir: Path, cwd: Path = REPO_ROOT) -> subprocess.CompletedProcess:
+    """Run `mkdocs build --strict` (with the project's `mkdocs.yml` when `config` is None) in a
+    fresh interpreter, since markdown-exec keeps state between builds in one process, and
+    return the finished process: `returncode`, and MkDocs' log in `stderr`."""
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site_dir)]
+    if config is not None:
+        command += ["-f", str(config)]
+    environment = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+    return subprocess.run(
+        command,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=BUILD_TIMEOUT_SECONDS,
+        check=False,
+    )
+
+
+def project_config_copy(
+    target_dir: Path,
+    docs_dir: Path,
+    nav: list | None = None,
+    exclude_docs: str | None = None,
+    snippet_dirs: tuple[Path, ...] = (),
+    config_file: Path | None = None,
+) -> Path:
+    """Write a config that builds `docs_dir` with the project's settings, and return its path.
+
+    MkDocs resolves `hooks:`, `!relative $config_dir`, `theme.custom_dir` and `watch` against
+    the file that is loaded, so a config elsewhere cannot simply `INHERIT` the project's: this
+    writes a copy of the project's `mkdocs.yml` with those made absolute (snippets resolve
+    against the repository, then `snippet_dirs`), and a config that inherits it and sets
+    `docs_dir`, `nav` and `exclude_docs`.
+    """
+    import json
+
+    target_dir = Path(target_dir)
+    target_dir.mkdir(parents=True, exist_ok=True)
+    source = (config_file or REPO_ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    base_paths = [str(REPO_ROOT), *(str(Path(d).resolve()) for d in snippet_dirs)]
+    source = source.replace("!relative $config_dir", ", ".join(json.dumps(p) for p in base_paths))
+    source = source.replace("- bookkit/hooks.py", f"- {json.dumps(str(REPO_ROOT / 'bookkit' / 'hooks.py'))}")
+    source = re.sub(
+        r"^(\s*custom_dir:\s*)([^\s#]+)",
+        lambda m: m.group(1) + json.dumps(str(REPO_ROOT / m.group(2))),
+        source,
+        flags=re.MULTILINE,
+    )
+    watch = re.search(r"^watch:\n((?:[ \t]+-[^\n]*\n)+)", source, flags=re.MULTILINE)
+    if watch:
+        absolute = re.sub(
+            r"^([ \t]+-[ \t]+)([^\s#]+)",
+            lambda m: m.group(1) + json.dumps(str(REPO_ROOT / m.group(2))),
+            watch.group(1),
+            flags=re.MULTILINE,
+        )
+        source = source[: watch.start(1)] + absolute + source[watch.end(1) :]
+    parent = target_dir / "mkdocs-project-copy.yml"
+    parent.write_text(source, encoding="utf-8")
+    lines = [f"INHERIT: {json.dumps(str(parent))}", f"docs_dir: {json.dumps(str(Path(docs_dir).resolve()))}"]
+    if nav is not None:
+        lines.append(f"nav: {json.dumps(nav)}")
+    if exclude_docs is not None:
+        lines.append("exclude_docs: " + json.dumps(exclude_docs))
+    child = target_dir / "mkdocs.yml"
+    child.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return child

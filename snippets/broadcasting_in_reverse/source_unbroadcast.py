@@ -1,0 +1,37 @@
+"""The live source of unbroadcast, with the lines of its three reducing stages highlighted."""
+
+import inspect
+
+from ad_core.numpy.vjps import unbroadcast
+from bookkit import load_snippet_module, show_source
+
+helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
+
+# The stage lines are found in the live source, never typed as numbers.
+path, leading_line, _ = helpers.line_of(unbroadcast, r"x = anp\.sum\(x, axis=broadcast_idx\)")
+_, keepdims_line, _ = helpers.line_of(unbroadcast, r"anp\.sum\(x, axis=axis, keepdims=True\)")
+_, real_line, _ = helpers.line_of(unbroadcast, r"x = anp\.real\(x\)")
+assert leading_line < keepdims_line < real_line
+
+# An early `return x` before the first stage is a shortcut for the common, unbroadcast case.
+_, first_line, _ = helpers.line_of(unbroadcast, r"def unbroadcast")
+body = inspect.getsource(unbroadcast).splitlines()
+early_returns = [first_line + offset for offset, line in enumerate(body)
+                 if line.strip().startswith("return x") and first_line + offset < leading_line]
+
+print(show_source(unbroadcast, hl_lines=[leading_line, keepdims_line, real_line]))
+print()
+print(
+    f"The highlighted lines {leading_line}, {keepdims_line} and {real_line} of `{path}` are the "
+    "three stages: the leading sum, the keepdims sum, and the step back to real numbers. Each "
+    "`_inspect.note(...)` line reports a stage to the recorder; it does nothing when no "
+    "recording is active."
+)
+if early_returns:
+    print()
+    print(
+        f"Line {early_returns[0]} is a shortcut: when `x` already has the target's shape (and "
+        "no imaginary part has to go), nothing was broadcast, so `x` is returned at once and "
+        "no stage is recorded. That happens whenever both inputs of a binary primitive had the "
+        "same shape."
+    )

@@ -1,0 +1,33 @@
+"""Theory to source: each idea of the chapter, and the line of ad_core that implements it."""
+
+from ad_core.core import backward_pass
+from ad_core.numpy.jvps import broadcast
+from ad_core.numpy.vjps import grad_sum, unbroadcast, unbroadcast_f
+from bookkit import load_snippet_module, md_table
+
+helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
+
+# (idea, object, a pattern for the line that implements it): line and text are looked up.
+ideas = [
+    ("the target's vector space, fixed in the forward pass", unbroadcast_f,
+     r"target_meta = anp\.metadata\(target\)"),
+    ("$B^\\top$ removes the axes broadcasting added", unbroadcast,
+     r"x = anp\.sum\(x, axis=broadcast_idx\)"),
+    ("$B^\\top$ folds a stretched size-1 axis back to size 1", unbroadcast,
+     r"anp\.sum\(x, axis=axis, keepdims=True\)"),
+    ("a real input has a real cotangent", unbroadcast, r"x = anp\.real\(x\)"),
+    ("the shape of a cotangent is part of the contract", backward_pass,
+     r"if .*contribution.* != .*parent\.value"),
+    ("contributions along different graph edges add up", backward_pass,
+     r"previous \+ contribution"),
+    ("$B$ itself, applied to a tangent (forward mode)", broadcast,
+     r"x = anp\.repeat\("),
+    ("the VJP of `sum` is a broadcast", grad_sum, r"anp\.broadcast_to\("),
+]
+
+rows = []
+for idea, obj, pattern in ideas:
+    path, line, text = helpers.line_of(obj, pattern)
+    rows.append([idea, f"`{obj.__name__}`", f"`{path}:{line}`", f"`{text}`"])
+
+print(md_table(["idea", "symbol", "file:line", "code"], rows))

@@ -1,0 +1,34 @@
+"""The traced graphs of the naive formula and of the primitive: three nodes against one."""
+
+import contextlib
+import io
+
+import numpy as np
+
+import ad_core.numpy as anp
+from ad_core.inspect import trace_graph
+from bookkit import load_snippet_module, mermaid_graph
+
+with contextlib.redirect_stdout(io.StringIO()):  # the primitive's own tables belong to its block
+    logsumexp = load_snippet_module("snippets/extending/logsumexp_primitive.py").logsumexp
+
+
+def naive_logsumexp(z):
+    return anp.log(anp.sum(anp.exp(z), axis=-1))
+
+
+z = np.array([1.0, 2.0, 0.0])
+naive_graph = trace_graph(naive_logsumexp, z)
+primitive_graph = trace_graph(logsumexp, z)
+naive_primitives = [node.primitive for node in naive_graph.nodes if not node.is_root]
+assert naive_primitives == ["exp", "sum", "log"]
+assert [node.primitive for node in primitive_graph.nodes if not node.is_root] == ["logsumexp"]
+print("The naive formula, as the engine traces it:\n")
+print(mermaid_graph(naive_graph, title="naive formula, three primitives"))
+print("\nThe primitive, as the engine traces it:\n")
+print(mermaid_graph(primitive_graph, title="one primitive"))
+print(
+    f"\nThe naive graph has {len(naive_primitives)} nodes whose rules run one after the other "
+    "in the backward pass, each on values that may already be `inf`. The primitive is one node "
+    "with one rule, which sees the whole computation and can keep it stable."
+)

@@ -1,0 +1,42 @@
+"""Fan-out hides in ordinary expressions: count the edges out of the input, the additions the
+engine performs into it, and check the gradient against its closed form."""
+
+import numpy as np
+
+from ad_core import grad
+from ad_core import numpy as anp
+from ad_core.inspect import record, trace_graph
+from bookkit import fmt_array, md_table
+
+x = np.array([0.5, -1.0, 2.0])
+cases = [
+    ("`anp.sum(x + x)`", lambda v: anp.sum(v + v), 2.0 * np.ones(3)),
+    ("`anp.sum(x * x)`", lambda v: anp.sum(v * v), 2.0 * x),
+    ("`anp.dot(x, x)`", lambda v: anp.dot(v, v), 2.0 * x),
+    ("`x[0] * x[2]`", lambda v: v[0] * v[2], np.array([x[2], 0.0, x[0]])),
+    ("`anp.sum(anp.sum(x) * x)`", lambda v: anp.sum(anp.sum(v) * v), 2.0 * np.sum(x) * np.ones(3)),
+    ("`anp.sum(anp.outer(x, x))`", lambda v: anp.sum(anp.outer(v, v)), 2.0 * np.sum(x) * np.ones(3)),
+]
+rows = []
+for label, f, expected in cases:
+    graph = trace_graph(f, x)
+    root_id = graph.nodes[0].id
+    edges = sum(node.parents.count(root_id) for node in graph.nodes)
+    with record() as recording:
+        gradient = grad(f)(x)
+    forward = recording.of_kind("forward")
+    recorded_root = forward[0].detail["parents"][0]
+    arrivals = [e for e in recording.of_kind("accumulate") if e.node == recorded_root]
+    assert len(arrivals) == edges >= 2
+    assert gradient.shape == x.shape
+    assert np.allclose(gradient, expected, rtol=1e-14)
+    rows.append([label, str(edges), str(len(arrivals)), fmt_array(gradient)])
+
+print(f"With `x = {fmt_array(x)}`:")
+print()
+print(
+    md_table(
+        ["expression", "edges out of `x`", "contributions added into `x`", "gradient"],
+        rows,
+    )
+)

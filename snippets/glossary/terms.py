@@ -1,0 +1,244 @@
+"""The glossary: one entry per term, printed as a table with one anchor per term.
+
+To add a term, append one `Term(...)` line to `TERMS`. The anchor is computed from the English
+term (`slug`), so other pages link to `../reference/glossary.md#<slug>`. The snippet refuses
+duplicate terms or anchors, and links to chapters that do not exist.
+"""
+
+import re
+from pathlib import Path
+from typing import NamedTuple
+
+
+class Term(NamedTuple):
+    english: str
+    chinese: str
+    definition: str
+    chapter: str  # page (relative to docs/) where the term is introduced or used most
+
+
+TERMS = [
+    Term("automatic differentiation", "自动微分",
+         "Computing exact derivatives of a program by applying the chain rule to the primitive "
+         "operations it runs.", "part1/overview.md"),
+    Term("reverse mode", "反向模式",
+         "Automatic differentiation that runs the program, then propagates cotangents from the "
+         "output back to the inputs; one pass gives a whole gradient.", "part1/linear-maps.md"),
+    Term("forward mode", "前向模式",
+         "Automatic differentiation that carries a tangent alongside every value while the program "
+         "runs; one pass gives one Jacobian-vector product.", "part1/forward-mode.md"),
+    Term("Jacobian", "雅可比矩阵",
+         "The matrix of all first partial derivatives of a function's outputs with respect to its "
+         "inputs; the derivative as a linear map.", "part1/linear-maps.md"),
+    Term("vector-Jacobian product (VJP)", "向量-雅可比积",
+         "The product u^T J of an output-space covector u with the Jacobian J: what one reverse "
+         "step computes.", "part1/linear-maps.md"),
+    Term("Jacobian-vector product (JVP)", "雅可比-向量积",
+         "The product J v of the Jacobian with an input-space direction v: what one forward-mode "
+         "step computes.", "part1/forward-mode.md"),
+    Term("cotangent", "余切向量",
+         "The sensitivity of the final output with respect to an intermediate value; it has the "
+         "shape of that value and flows backward.", "part1/linear-maps.md"),
+    Term("tangent", "切向量",
+         "A direction of change of an intermediate value, carried forward in forward mode; it has "
+         "the shape of that value.", "part1/forward-mode.md"),
+    Term("primal", "原值",
+         "The ordinary value a program computes, as opposed to the tangent or cotangent carried "
+         "with it.", "part1/linear-maps.md"),
+    Term("adjoint", "伴随",
+         "Another name for the cotangent of a variable, written with a bar: the derivative of the "
+         "output with respect to that variable.", "part1/linear-maps.md"),
+    Term("broadcasting", "广播",
+         "NumPy's rule for combining arrays of different shapes by repeating size-1 and missing "
+         "leading axes.", "part1/broadcasting-in-reverse.md"),
+    Term("unbroadcast", "反广播",
+         "Summing a cotangent over the axes that broadcasting added or stretched, so it returns to "
+         "the input's shape.", "part1/broadcasting-in-reverse.md"),
+    Term("keepdims", "保留维度",
+         "The NumPy reduction option that keeps a summed axis as size 1, so the result keeps the "
+         "input's number of dimensions.", "part1/broadcasting-in-reverse.md"),
+    Term("computation graph", "计算图",
+         "The directed acyclic graph of primitive calls a traced function performed, from inputs "
+         "to output.", "part1/tracing.md"),
+    Term("topological sort", "拓扑排序",
+         "An ordering of graph nodes in which every node comes after all the nodes it depends on "
+         "(or before, for the backward pass).", "part1/backward-pass.md"),
+    Term("fan-out", "扇出",
+         "One value used by several later operations, so several cotangent contributions flow back "
+         "into it.", "part1/fan-out.md"),
+    Term("gradient accumulation", "梯度累加",
+         "Adding together every cotangent contribution that reaches the same node instead of "
+         "keeping only the last.", "part1/fan-out.md"),
+    Term("primitive", "原语",
+         "A function the engine does not look inside: it records calls to it and knows its "
+         "derivative rules.", "part1/tracing.md"),
+    Term("box", "装箱",
+         "A wrapper around a value that lets the engine notice every primitive applied to it "
+         "while tracing.", "part1/tracing.md"),
+    Term("trace", "追踪",
+         "Running a function on boxed inputs to record which primitives it calls and on what.",
+         "part1/tracing.md"),
+    Term("node", "节点",
+         "The record of one primitive call in the computation graph: its value, its parents and "
+         "its derivative rule.", "part1/tracing.md"),
+    Term("vector space", "向量空间",
+         "The set of values of one shape and dtype, with zero, addition and scaling; the engine's "
+         "vspace describes it.", "part1/vjp-rules.md"),
+    Term("VJP rule", "VJP 规则",
+         "The function that, given a primitive's output cotangent, returns the cotangent of one of "
+         "its inputs.", "part1/vjp-rules.md"),
+    Term("linear function", "线性函数",
+         "A function f with f(a x + b y) = a f(x) + b f(y); its derivative is the function "
+         "itself.", "part1/vjp-rules.md"),
+    Term("JVP rule", "JVP 规则",
+         "The function that, given the tangent of one input of a primitive, returns the tangent of "
+         "its output.", "part1/forward-mode.md"),
+    Term("directional derivative", "方向导数",
+         "The rate of change of a function along a direction v, equal to the Jacobian-vector "
+         "product J v.", "part1/forward-mode.md"),
+    Term("Hessian", "黑塞矩阵",
+         "The matrix of second partial derivatives of a scalar function; the Jacobian of its "
+         "gradient.", "part1/higher-order.md"),
+    Term("Hessian-vector product", "黑塞-向量积",
+         "The product H v of the Hessian with a vector, computed without forming H.",
+         "part1/higher-order.md"),
+    Term("forward-over-reverse", "前向套反向",
+         "A second derivative computed by running forward mode through a reverse-mode gradient.",
+         "part1/higher-order.md"),
+    Term("reverse-over-reverse", "反向套反向",
+         "A second derivative computed by running reverse mode through a reverse-mode gradient.",
+         "part1/higher-order.md"),
+    Term("finite difference", "有限差分",
+         "An approximate derivative from function values at nearby points, such as "
+         "(f(x + h) - f(x - h)) / 2h.", "part1/checking-gradients.md"),
+    Term("central difference", "中心差分",
+         "The finite difference (f(x + h) - f(x - h)) / 2h, whose truncation error shrinks like "
+         "h squared.", "part1/checking-gradients.md"),
+    Term("forward difference", "前向差分",
+         "The finite difference (f(x + h) - f(x)) / h, whose truncation error shrinks like h.",
+         "part1/checking-gradients.md"),
+    Term("truncation error", "截断误差",
+         "The error a finite difference makes because it drops the higher terms of the Taylor "
+         "series; it grows with the step.", "part1/checking-gradients.md"),
+    Term("rounding error", "舍入误差",
+         "The error floating-point arithmetic makes by storing results with finitely many bits; "
+         "in a difference quotient it grows as the step shrinks.", "part1/checking-gradients.md"),
+    Term("machine epsilon", "机器精度",
+         "The gap between 1 and the next representable float: about 2.2e-16 in float64 and "
+         "1.2e-7 in float32.", "part1/checking-gradients.md"),
+    Term("gradient check", "梯度检验",
+         "Comparing a derivative from the engine with a finite-difference estimate, shapes first "
+         "and then values.", "part1/checking-gradients.md"),
+    Term("numerical stability", "数值稳定性",
+         "Computing a formula in an order that avoids overflow, underflow and cancellation for "
+         "every input it will meet.", "part1/extending.md"),
+    Term("log-sum-exp", "对数-求和-指数 (LogSumExp)",
+         "log(sum(exp(x))), computed stably as max(x) + log(sum(exp(x - max(x)))).",
+         "part1/extending.md"),
+    Term("softplus", "softplus (平滑整流)",
+         "log(1 + exp(x)), a smooth version of max(0, x); its derivative is the logistic "
+         "sigmoid.", "part1/extending.md"),
+    Term("logistic regression", "逻辑回归",
+         "A linear model whose output passes through the sigmoid to give the probability of the "
+         "positive class.", "part1/extending.md"),
+    Term("cross-entropy", "交叉熵",
+         "The loss -log p(correct class), averaged over a batch; with softmax its logit gradient "
+         "is p minus the one-hot label.", "part3/loss-output-tanh.md"),
+    Term("softmax", "softmax (归一化指数函数)",
+         "exp(z) / sum(exp(z)): turns a vector of logits into probabilities that sum to one.",
+         "part3/loss-output-tanh.md"),
+    Term("logits", "logits (未归一化对数概率)",
+         "The unnormalized scores a classifier outputs before softmax.",
+         "part3/loss-output-tanh.md"),
+    Term("batch normalization", "批归一化",
+         "Normalizing each feature by the mean and variance of the current batch, then scaling "
+         "and shifting it.", "part3/batchnorm-embedding.md"),
+    Term("embedding", "嵌入",
+         "A lookup table that maps an integer token to a learned vector; its backward pass is a "
+         "scatter-add.", "part3/batchnorm-embedding.md"),
+    Term("gather", "收集",
+         "Reading array elements at given indices; its VJP is a scatter-add.",
+         "part2/copies-and-gathers.md"),
+    Term("scatter-add", "散射加",
+         "Adding values into an array at given indices, accumulating where indices repeat; its VJP "
+         "is a gather.", "part2/copies-and-gathers.md"),
+    Term("einsum", "爱因斯坦求和",
+         "A notation and NumPy function that names every axis and sums over the indices that do "
+         "not appear in the output.", "part2/broadcasting-jacobian.md"),
+    Term("Kronecker product", "克罗内克积",
+         "The block matrix A ⊗ B whose (i, j) block is A[i, j] B; it writes broadcasting and "
+         "matmul Jacobians compactly.", "part2/broadcasting-jacobian.md"),
+    Term("all-reduce", "全归约",
+         "A collective operation that sums (or averages) a tensor across all workers and gives "
+         "every worker the result.", "part2/broadcasting-jacobian.md"),
+    Term("learning rate", "学习率",
+         "The step size that multiplies the gradient in gradient descent.",
+         "part1/extending.md"),
+    Term("chain rule", "链式法则",
+         "The derivative of a composition is the product of the derivatives of its parts: "
+         "J(f ∘ g) = J(f) J(g).", "part1/linear-maps.md"),
+    Term("vec", "向量化算子 (vec)",
+         "The operator that flattens a matrix into one long vector, so that a linear map of "
+         "matrices can be written as a matrix; column-major in math texts, row-major in NumPy.",
+         "part2/broadcasting-jacobian.md"),
+    Term("make_vjp", "make_vjp",
+         "The engine function that traces f at x once and returns the value and a function "
+         "computing u^T J for any cotangent u.", "part1/backward-pass.md"),
+    Term("stride", "步长 (stride)",
+         "The number of bytes to step in memory to reach the next element along an axis; a "
+         "stride of 0 repeats one element without copying it.", "part2/copies-and-gathers.md"),
+    Term("recorder", "记录器",
+         "ad_core.inspect: records the events the engine produces while it runs, for the "
+         "book's tables and diagrams.", "part1/overview.md"),
+    Term("data parallel", "数据并行",
+         "Training with the batch split across workers, each holding a full model copy, with "
+         "gradients combined by an all-reduce.", "part2/broadcasting-jacobian.md"),
+]
+
+
+def slug(english: str) -> str:
+    """The anchor of a term: lowercase, parenthesized abbreviations dropped, words joined by '-'."""
+    without_abbreviation = re.sub(r"\s*\([^)]*\)", "", english)
+    return re.sub(r"[^a-z0-9]+", "-", without_abbreviation.lower()).strip("-")
+
+
+def docs_folder() -> Path:
+    """docs/ of this repository, whether run by markdown-exec (cwd = repo) or as a script."""
+    here = globals().get("__file__")
+    root = Path(here).resolve().parents[2] if here else Path.cwd()
+    return root / "docs"
+
+
+def chapter_title(page: Path) -> str:
+    """The page's first-level heading, so the glossary shows what the reader will see."""
+    for line in page.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# "):
+            return line[2:].strip()
+    return page.stem
+
+
+# --8<-- [start:checks]
+english_names = [term.english.lower() for term in TERMS]
+anchors = [slug(term.english) for term in TERMS]
+assert len(set(english_names)) == len(english_names), "a term is listed twice"
+assert len(set(anchors)) == len(anchors), "two terms share an anchor"
+assert all(term.chinese and term.definition.endswith(".") for term in TERMS)
+docs = docs_folder()
+missing = sorted({term.chapter for term in TERMS if not (docs / term.chapter).is_file()})
+assert not missing, f"glossary links to pages that do not exist: {missing}"
+# --8<-- [end:checks]
+
+rows = []
+for term, anchor in sorted(zip(TERMS, anchors, strict=True), key=lambda pair: pair[1]):
+    title = chapter_title(docs / term.chapter)
+    # The glossary lives in docs/reference/, so chapter links climb one folder.
+    link = f"[{title}](../{term.chapter})"
+    rows.append(
+        f'| <span id="{anchor}"></span>**{term.english}** | {term.chinese} | '
+        f"{term.definition} | {link} |"
+    )
+
+print(f"The glossary holds {len(TERMS)} terms, sorted by their English name.\n")
+print("| Term | 中文 | Definition | Where it is explained |")
+print("| --- | --- | --- | --- |")
+print("\n".join(rows))

@@ -1,0 +1,22 @@
+"""The graph ad_core traces for the atomic cross-entropy: two nodes feed forward twice."""
+
+from ad_core.inspect import trace_graph
+from bookkit import load_snippet_module, mermaid_graph
+
+tiny = load_snippet_module("snippets/loss_output_tanh/_tiny_cross_entropy.py")
+
+graph = trace_graph(tiny.cross_entropy, tiny.LOGITS)
+names = tiny.node_names(graph.nodes)
+children: dict[int, int] = {}
+for node in graph.nodes:
+    for parent in node.parents:
+        children[parent] = children.get(parent, 0) + 1
+fan_out = sorted(names[i] for i, count in children.items() if count > 1)
+assert fan_out == ["counts", "logits"]
+print(mermaid_graph(graph, names=names, direction="TB"))
+print()
+print(
+    f"The engine traced {len(graph.nodes)} nodes for a batch of {tiny.LOGITS.shape[0]}. Two of "
+    f"them have two children: {' and '.join(f'`{n}`' for n in fan_out)}. Those are the two "
+    "places where the backward pass receives two contributions and must add them."
+)

@@ -1,0 +1,19 @@
+"""ad_core's backward pass, with the line that adds contributions highlighted."""
+
+import inspect
+
+from ad_core import core
+from bookkit import show_source, source_location
+
+_, first, last = source_location(core.backward_pass)
+lines = inspect.getsource(core.backward_pass).splitlines()
+adding = [first + i for i, text in enumerate(lines) if "previous + contribution" in text]
+assert len(adding) == 1 and first <= adding[0] <= last
+print(show_source(core.backward_pass, hl_lines=adding))
+print()
+print(
+    f"Line {adding[0]} is the engine's `+=`: when a node's cotangent already holds a "
+    "contribution from one child, the contribution from the next child is added to it. The "
+    "node is only visited (and its own rule applied) after all its children have been, because "
+    "`toposort` orders the nodes so."
+)

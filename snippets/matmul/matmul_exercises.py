@@ -1,0 +1,95 @@
+"""Self-test for the matrix multiplication chapter: every answer computed and checked here."""
+
+import numpy as np
+
+import ad_core.numpy as anp
+from ad_core import grad, make_vjp
+from bookkit import assert_shape_then_close, collapsible, fmt_shape
+
+rng = np.random.default_rng(77)
+batch, n_in, n_out = 3, 4, 2
+
+# Exercise 1: PyTorch's Linear stores W as (out, in) and computes y = x Wᵀ + b.
+x = rng.normal(size=(batch, n_in))
+W = rng.normal(size=(n_out, n_in))
+b = rng.normal(size=n_out)
+G = rng.normal(size=(batch, n_out))
+
+
+def linear(x, W, b):
+    return anp.matmul(x, anp.transpose(W)) + b
+
+
+dx = make_vjp(lambda v: linear(v, W, b))(x)[0](G)
+dW = make_vjp(lambda w: linear(x, w, b))(W)[0](G)
+db = make_vjp(lambda c: linear(x, W, c))(b)[0](G)
+assert_shape_then_close(dx, G @ W)
+assert_shape_then_close(dW, G.T @ x)
+assert_shape_then_close(db, G.sum(axis=0))
+
+print(
+    collapsible(
+        "Exercise 1. PyTorch's Linear stores W with shape (out, in) and computes y = x Wᵀ + b. "
+        "Write dx, dW and db.",
+        f"Align shapes. `dx` must be `{fmt_shape(x.shape)}` from `G` `{fmt_shape(G.shape)}` and "
+        f"`W` `{fmt_shape(W.shape)}`: `dx = G @ W`. `dW` must be `{fmt_shape(W.shape)}`: "
+        f"`dW = G.T @ x`. `db = G.sum(axis=0)`, shape `{fmt_shape(db.shape)}`. Compared with "
+        "$Z = hW$ the transpose moved from the gradient of the input to the gradient of the "
+        "weight. The engine's VJPs of this layer match all three.",
+    )
+)
+
+# Exercise 2: the gradient of tr(A B) with respect to A.
+A = rng.normal(size=(3, 4))
+B = rng.normal(size=(4, 3))
+trace_gradient = grad(lambda a: anp.trace(anp.matmul(a, B)))(A)
+assert_shape_then_close(trace_gradient, B.T)
+
+print(
+    collapsible(
+        "Exercise 2. What is the gradient of tr(AB) with respect to A, for A of shape (3, 4) and "
+        "B of shape (4, 3)?",
+        "$\\operatorname{tr}(AB) = \\sum_{i,k} A_{ik} B_{ki}$, so "
+        "$\\partial/\\partial A_{ik} = B_{ki}$: the gradient is $B^\\top$, shape "
+        f"`{fmt_shape(trace_gradient.shape)}`. The engine agrees. As a matmul VJP: $Z = AB$ with "
+        "$\\bar Z = I$ gives $\\bar A = I B^\\top$.",
+    )
+)
+
+# Exercise 3: the gradient of the quadratic form xᵀ M x.
+M = rng.normal(size=(4, 4))
+vector = rng.normal(size=4)
+quadratic_gradient = grad(lambda v: anp.dot(v, anp.matmul(M, v)))(vector)
+assert_shape_then_close(quadratic_gradient, (M + M.T) @ vector)
+assert not np.allclose(quadratic_gradient, 2 * M @ vector)
+
+print(
+    collapsible(
+        "Exercise 3. What is the gradient of xᵀ M x for a square, non-symmetric M?",
+        "$x$ is used twice, once on each side, so two contributions add (fan-out): $M x$ from the "
+        "right factor and $M^\\top x$ from the left one. The gradient is $(M + M^\\top)x$. The "
+        "tempting $2Mx$ is right only for symmetric $M$; for this random $M$ it differs from the "
+        "engine's answer.",
+    )
+)
+
+# Exercise 4: a shared weight in a batched matmul, as one ordinary matmul.
+K, rows, inner, cols = 2, 3, 4, 5
+stack = rng.normal(size=(K, rows, inner))
+shared = rng.normal(size=(inner, cols))
+upstream = rng.normal(size=(K, rows, cols))
+shared_gradient = make_vjp(lambda w: anp.matmul(stack, w))(shared)[0](upstream)
+flattened = stack.reshape(K * rows, inner).T @ upstream.reshape(K * rows, cols)
+assert_shape_then_close(shared_gradient, flattened)
+
+print(
+    collapsible(
+        f"Exercise 4. A of shape ({K}, {rows}, {inner}) is multiplied by a shared W of shape "
+        f"({inner}, {cols}). Write W's gradient as a single 2-D matmul.",
+        "The batch axis is broadcast onto W, so W's gradient sums $A_k^\\top G_k$ over $k$. "
+        "Stacking the batches as extra rows does that sum inside the product: "
+        f"`A.reshape({K * rows}, {inner}).T @ G.reshape({K * rows}, {cols})`, shape "
+        f"`{fmt_shape(flattened.shape)}`. The engine gets the same result from "
+        "`matmul_vjp_1`, which computes the batched products and lets `unbroadcast` sum them.",
+    )
+)

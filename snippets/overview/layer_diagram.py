@@ -1,0 +1,125 @@
+"""The layers of `ad_core`, computed from which module imports which at the top level."""
+
+import ast
+import pkgutil
+from pathlib import Path
+
+import ad_core
+from bookkit import md_table
+
+package_dir = Path(ad_core.__file__).parent
+submodules = pkgutil.walk_packages([str(package_dir)], prefix="ad_core.")
+names = ["ad_core", *sorted(info.name for info in submodules)]
+
+
+def module_path(name: str) -> Path:
+    relative = Path(*name.split(".")[1:]) if "." in name else Path()
+    folder = package_dir / relative
+    return folder / "__init__.py" if folder.is_dir() else folder.with_suffix(".py")
+
+
+def top_level_imports(name: str) -> set[str]:
+    """ad_core modules imported by statements at module level (not inside functions)."""
+    path = module_path(name)
+    is_package = path.name == "__init__.py"
+    package = name if is_package else name.rpartition(".")[0]
+    found = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            submodules = [f"{target}.{alias.name}" for alias in node.names]
+            # `from . import wrapper` imports the submodule, not the package around it.
+            candidates = [m for m in submodules if m in names] or [target]
+        elif isinstance(node, ast.Import):
+            candidates = [alias.name for alias in node.names]
+        else:
+            continue
+        found |= {c for c in candidates if c in names and c != name}
+    return found
+
+
+imports = {name: top_level_imports(name) for name in names}
+
+# A module's layer is the length of its longest import chain; a cycle would never settle.
+layer: dict[str, int] = {}
+for _ in range(len(names) + 1):
+    changed = False
+    for name in names:
+        new = 1 + max((layer.get(dep, 0) for dep in imports[name]), default=-1)
+        if layer.get(name) != new:
+            layer[name], changed = new, True
+    if not changed:
+        break
+else:
+    raise AssertionError("the top-level imports of ad_core contain a cycle")
+assert max(layer.values()) < len(names)
+assert layer["ad_core.tracer"] < layer["ad_core.core"] < layer["ad_core.differential_operators"]
+
+
+def reachable(start: str) -> set[str]:
+    seen, stack = set(), [start]
+    while stack:
+        for dep in imports[stack.pop()]:
+            if dep not in seen:
+                seen.add(dep)
+                stack.append(dep)
+    return seen
+
+
+# Draw only the edges no longer chain implies (the transitive reduction): core imports tracer,
+# tracer imports inspect, so the direct edge core -> inspect adds nothing to the picture.
+drawn = {
+    name: {
+        dep
+        for dep in imports[name]
+        if not any(dep in reachable(other) for other in imports[name] if other != dep)
+    }
+    for name in names
+}
+assert all(reachable(name) == {d for e in drawn[name] for d in reachable(e) | {e}} for name in names), (
+    "the reduction must keep every dependency implied"
+)
+
+
+def short(name: str) -> str:
+    return name.removeprefix("ad_core.") if name != "ad_core" else "ad_core"
+
+
+print("```mermaid")
+print("flowchart BT")
+for level in sorted(set(layer.values())):
+    members = [name for name in names if layer[name] == level]
+    print(f'    subgraph L{level}["layer {level}"]')
+    for name in members:
+        print(f'        {short(name).replace(".", "_")}["{short(name)}"]')
+    print("    end")
+for name in names:
+    for dep in sorted(drawn[name]):
+        print(f"    {short(name).replace('.', '_')} --> {short(dep).replace('.', '_')}")
+print("```")
+print()
+edges = sum(len(deps) for deps in imports.values())
+print(
+    f"The diagram draws {sum(len(d) for d in drawn.values())} of the {edges} import edges: an "
+    "arrow is left out when a longer chain of arrows already implies it. The table lists them "
+    "all."
+)
+print()
+print(
+    md_table(
+        ["layer", "modules", "imports from ad_core"],
+        [
+            [
+                str(layer[name]),
+                f"`{short(name)}`",
+                ", ".join(f"`{short(dep)}`" for dep in sorted(imports[name])) or "—",
+            ]
+            for name in sorted(names, key=lambda n: (layer[n], n))
+        ],
+    )
+)

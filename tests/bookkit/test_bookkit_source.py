@@ -1,0 +1,83 @@
+"""show_source, source_location and source_map read the engine's real code."""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+import pytest
+
+import ad_core
+from ad_core import core
+from bookkit import engine_index, show_source, source_location, source_map
+from bookkit.source import REPO_ROOT
+
+
+def test_source_location_points_at_the_definition() -> None:
+    path, first, last = source_location(core.backward_pass)
+    lines = (REPO_ROOT / path).read_text(encoding="utf-8").splitlines()
+    assert path == "ad_core/core.py"
+    assert lines[first - 1].lstrip().startswith(("def backward_pass", "@"))
+    assert first < last
+    assert inspect.getsource(core.backward_pass).strip().endswith(lines[last - 1].strip())
+
+
+def test_source_location_sees_through_decorators() -> None:
+    path, first, _ = source_location(ad_core.grad)
+    text = (REPO_ROOT / path).read_text(encoding="utf-8").splitlines()
+    assert any("def grad" in line for line in text[first - 1 : first + 3])
+
+
+def test_show_source_caption_and_line_numbers() -> None:
+    path, first, last = source_location(core.backward_pass)
+    listing = show_source(core.backward_pass)
+    assert listing.splitlines()[0] == f"`{path}` · `backward_pass` · lines {first}\N{EN DASH}{last}"
+    assert f'linenums="{first}"' in listing
+    code = listing.split("```python", 1)[1].split("\n", 1)[1].rsplit("```", 1)[0]
+    assert len(code.strip("\n").splitlines()) == last - first + 1
+
+
+def test_show_source_rejects_highlights_outside_the_listing() -> None:
+    _, first, last = source_location(core.backward_pass)
+    assert 'hl_lines="2"' in show_source(core.backward_pass, hl_lines=[first + 1])
+    with pytest.raises(ValueError):
+        show_source(core.backward_pass, hl_lines=[last + 1])
+
+
+def test_call_index_finds_real_calls() -> None:
+    index = engine_index()
+    # backward_pass's body names toposort; make_vjp's body names backward_pass.
+    assert "ad_core.tracer:toposort" in index.calls["ad_core.core:backward_pass"]
+    assert "ad_core.core:backward_pass" in index.called_by["ad_core.tracer:toposort"]
+    callers_in_source = {
+        key
+        for key, definition in index.definitions.items()
+        if re.search(r"\bbackward_pass\(", ast_source(definition)) and key != "ad_core.core:backward_pass"
+    }
+    assert callers_in_source <= set(index.called_by["ad_core.core:backward_pass"])
+
+
+def ast_source(definition) -> str:
+    lines = (REPO_ROOT / definition.path).read_text(encoding="utf-8").splitlines()
+    return "\n".join(lines[definition.first_line - 1 : definition.last_line])
+
+
+def test_source_map_columns_come_from_the_code() -> None:
+    table = source_map([(core.backward_pass, "g, end node → cotangent of the root", "reverse pass")])
+    header, _, row = table.strip().splitlines()
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    path, first, last = source_location(core.backward_pass)
+    assert cells[0] == f"`{path}`"
+    assert cells[1] == "`backward_pass`"
+    assert cells[2] == f"{first}\N{EN DASH}{last}"
+    assert "`tracer.toposort`" in cells[4]
+    assert cells[5:] == ["g, end node → cotangent of the root", "reverse pass"]
+    assert header.count("|") == 8
+
+
+def test_source_map_accepts_index_keys_and_rejects_unknown_objects() -> None:
+    assert "`toposort`" in source_map([("ad_core.tracer:toposort", "node → list", "order")])
+    with pytest.raises(KeyError):
+        source_map([("ad_core.tracer:no_such_function", "x", "y")])
+    with pytest.raises(TypeError):
+        source_map([(len, "x", "y")])

@@ -1,0 +1,141 @@
+"""The built chapter "BatchNorm, input layer, embedding" shows what the model computes.
+
+Reference gradients come from HIPS/autograd and from central differences; the training run is
+repeated here to check that it is deterministic and that the page prints its results.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import autograd
+import autograd.numpy as agnp
+import numpy as np
+import pytest
+
+from bookkit import fmt_shape
+from bookkit import mlp_by_hand as model
+from bookkit.testing import page_text
+
+PAGE = "part3/batchnorm-embedding/"
+
+
+@pytest.fixture(scope="module")
+def text(built_site: Path) -> str:
+    return page_text(built_site, PAGE)
+
+
+@pytest.fixture(scope="module")
+def html(built_site: Path) -> str:
+    return (built_site / PAGE / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def example() -> model.WorkedExample:
+    return model.worked_example()
+
+
+@pytest.fixture(scope="module")
+def autograd_gradients(example) -> dict[str, np.ndarray]:
+    return model.engine_gradients(
+        example.params, example.Xb, example.Yb, model.HPREACT_TO_INPUT, autograd.grad, agnp
+    )
+
+
+def row_of(text: str, first_cell: str) -> str:
+    rows = [line for line in text.splitlines() if line.startswith(f"| {first_cell} |")]
+    assert rows, f"no table row starts with {first_cell!r}"
+    return rows[0]
+
+
+def test_comparison_table_has_one_correct_row_per_tensor(text: str, example, autograd_gradients) -> None:
+    for name in model.HPREACT_TO_INPUT:
+        hand = example.hand[name]
+        row = row_of(text, f"d{name}")
+        assert fmt_shape(hand.shape) in row
+        np.testing.assert_allclose(hand, autograd_gradients[name], rtol=1e-9, atol=1e-12)
+        exact = np.array_equal(hand, example.engine[name])
+        assert row.split(" | ")[3].strip() == ("yes" if exact else "no"), row
+
+
+def test_fused_batchnorm_is_close_but_not_identical(text: str, example, autograd_gradients) -> None:
+    fused = model.batchnorm_backward_fused(
+        example.hand["hpreact"], example.cache["bnraw"], example.cache["bnvar_inv"],
+        example.params["bngain"],
+    )
+    np.testing.assert_allclose(fused, autograd_gradients["hprebn"], rtol=1e-9, atol=1e-15)
+    differing = int(np.count_nonzero(fused != example.hand["hprebn"]))
+    assert f"{differing} of {fused.size}" in row_of(text, "step by step (by hand)")
+
+
+def test_embedding_gradient_matches_central_differences(example) -> None:
+    C = example.params["C"]
+    step = 1e-6
+    rng = np.random.default_rng(1)
+    used_rows = np.unique(example.Xb)
+    for row in rng.choice(used_rows, 4, replace=False):
+        for column in rng.integers(0, C.shape[1], 2):
+            bump = np.zeros_like(C)
+            bump[row, column] = step
+            plus = model.forward({**example.params, "C": C + bump}, example.Xb, example.Yb)["loss"]
+            minus = model.forward({**example.params, "C": C - bump}, example.Xb, example.Yb)["loss"]
+            numeric = (plus - minus) / (2 * step)
+            assert abs(numeric - example.hand["C"][row, column]) < 1e-8
+
+
+def test_naive_embedding_update_fails_exactly_on_repeats(text: str, example, autograd_gradients) -> None:
+    naive = model.backward_hpreact_to_input(
+        example.params, example.cache, example.Xb, example.hand["hpreact"],
+        embedding_update="indexed +=",
+    )["C"]
+    wrong_rows = np.flatnonzero(~np.isclose(naive, autograd_gradients["C"]).all(axis=1))
+    repeated = np.flatnonzero(np.bincount(example.Xb.ravel(), minlength=27) > 1)
+    assert np.array_equal(wrong_rows, repeated)
+    assert f"{len(repeated)} characters occur more than once" in text
+    assert f"{len(wrong_rows)}: exactly the repeated ones" in text
+
+
+def test_training_is_deterministic_and_its_results_are_on_the_page(text: str, html: str) -> None:
+    first = model.train_by_hand()
+    model.train_by_hand.cache_clear()
+    second = model.train_by_hand()
+    np.testing.assert_array_equal(first.losses, second.losses)
+    for name in model.PARAM_NAMES:
+        np.testing.assert_array_equal(first.params[name], second.params[name])
+    assert first.checkpoints == second.checkpoints
+    shown = [(step, val) for step, val in second.checkpoints if step % 750 == 0]
+    assert len(shown) >= 3
+    for step, val in shown:
+        rows = [line for line in text.splitlines() if line.startswith(f"| {step} |")]
+        assert any(line.endswith(f"| {val:.4f}") for line in rows), (step, val)
+    # Independent recomputation of the last checkpoint from the trained parameters.
+    splits = model.make_splits()
+    logits = model.logits_with_frozen_batchnorm(
+        second.params, splits.Xva, second.running_mean, second.running_var
+    )
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    val = float(-log_probs[np.arange(len(splits.Yva)), splits.Yva].mean())
+    assert abs(val - second.checkpoints[-1][1]) < 1e-12
+    # The hand-written gradients trained the model: validation loss fell well below log 27.
+    assert val < np.log(27) - 0.8
+    assert "<svg" in html
+
+
+def test_calibrated_statistics_and_samples_are_on_the_page(text: str) -> None:
+    run = model.train_by_hand()
+    splits = model.make_splits()
+    bnmean, bnvar = model.calibrate_batchnorm(run.params, splits.Xtr)
+    # Independent recomputation of the calibration: mean and unbiased variance of hprebn.
+    hprebn = run.params["C"][splits.Xtr].reshape(len(splits.Xtr), -1) @ run.params["W1"] + run.params["b1"]
+    np.testing.assert_allclose(bnmean, hprebn.mean(0, keepdims=True), rtol=1e-12)
+    np.testing.assert_allclose(bnvar, hprebn.var(0, ddof=1, keepdims=True), rtol=1e-12)
+    val = model.evaluate_loss(run.params, splits.Xva, splits.Yva, bnmean, bnvar)
+    assert f"{val:.4f}" in row_of(text, "calibrated on the training set")
+    for sample in model.sample_names(run.params, bnmean, bnvar, count=20, seed=11):
+        assert sample in text
+
+
+def test_batchnorm_derivation_was_checked(text: str) -> None:
+    assert "15 comparisons" in text
+    assert r"\frac{n}{n-1}\, \hat x_{ij}" in text

@@ -1,0 +1,211 @@
+"""The built chapter "Broadcasting in reverse" shows the values the engine computes.
+
+Every expected value here is computed in the test, from `ad_core` and NumPy, and formatted with
+the same `bookkit` functions the snippets use; nothing is pasted from the page.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ad_core.numpy as anp
+from ad_core import grad, make_vjp
+from ad_core.extend import defvjp, primitive
+from ad_core.inspect import record
+from ad_core.numpy.vjps import unbroadcast
+from ad_core.numpy.wrapper import metadata
+from ad_core.test_util import check_grads
+from bookkit import fmt_array_inline, fmt_shape, latex_matrix, source_location
+from bookkit.testing import page_text
+
+PAGE = "part1/broadcasting-in-reverse/"
+SCALAR_X = np.array([1.0, 2.0, 3.0])
+MATRIX = np.arange(6.0).reshape(2, 3)
+VECTOR_BIAS = np.array([10.0, 20.0, 30.0])
+
+
+@pytest.fixture(scope="module")
+def text(built_site: Path) -> str:
+    return page_text(built_site, PAGE)
+
+
+@pytest.fixture(scope="module")
+def html(built_site: Path) -> str:
+    return (built_site / PAGE / "index.html").read_text(encoding="utf-8")
+
+
+def table_row(*cells: str) -> re.Pattern[str]:
+    """A table row of the page text (`| a | b |`), cells in order, whitespace-tolerant."""
+    return re.compile(
+        r"\|\s*" + r"\s*\|\s*".join(re.escape(cell) for cell in cells) + r"\s*(\||$)", re.MULTILINE
+    )
+
+
+def assert_row(text: str, *cells: str) -> None:
+    assert table_row(*cells).search(text), f"no table row {' | '.join(cells)} on the page"
+
+
+def f(value) -> str:
+    return fmt_array_inline(value)
+
+
+def test_page_has_no_traceback_and_every_block_ran(text: str, html: str) -> None:
+    assert "Traceback" not in text
+    assert "```" not in text  # every fence was rendered, none printed raw
+
+
+def test_scalar_bias_experiment(text: str) -> None:
+    b = 2.0
+    gradient = grad(lambda b: anp.sum(SCALAR_X + b))(b)
+    assert np.shape(gradient) == ()
+    assert_row(text, "y = x + b", f(SCALAR_X + b), fmt_shape(SCALAR_X.shape))
+    assert_row(text, "dL/db", f(gradient), fmt_shape(np.shape(gradient)))
+    assert f"The gradient is {f(gradient)}" in text
+
+
+def test_vector_bias_experiment(text: str) -> None:
+    gradient = grad(lambda b: anp.sum(MATRIX + b))(VECTOR_BIAS)
+    assert_row(text, "output = matrix + b", f(MATRIX + VECTOR_BIAS), fmt_shape(MATRIX.shape))
+    assert_row(text, "dL/db", f(gradient), fmt_shape(VECTOR_BIAS.shape))
+
+
+def test_broadcast_matrices_and_derivation(text: str) -> None:
+    stacked_identities = np.kron(np.ones((2, 1)), np.eye(3))
+    assert latex_matrix(stacked_identities) in text
+    assert latex_matrix(stacked_identities.T) in text
+    column = (stacked_identities.T @ np.ones(6)).reshape(-1, 1)
+    assert latex_matrix(column) in text
+    assert r"\texttt{unbroadcast}" in text
+    assert re.search(r"compared each line with the one before it: \d+ comparisons", text)
+
+
+def test_reduction_plan_rows(text: str) -> None:
+    for data_shape, bias_shape, leading, keepdims in [
+        ((2, 3), (1, 3), "none", "0"),
+        ((2, 3), (2, 1), "none", "1"),
+        ((4, 2, 3), (1, 3), "0", "0"),
+    ]:
+        data = np.ones(data_shape)
+        gradient = grad(lambda b, data=data: anp.sum(data + b))(np.zeros(bias_shape))
+        assert_row(
+            text,
+            fmt_shape(bias_shape),
+            fmt_shape(data_shape),
+            leading,
+            keepdims,
+            f(gradient),
+            fmt_shape(gradient.shape),
+        )
+
+
+def test_metadata_table(text: str) -> None:
+    for target in [2.0, VECTOR_BIAS, VECTOR_BIAS.reshape(1, 3)]:
+        shape, ndim, dtype, iscomplex = metadata(target)
+        assert_row(text, fmt_shape(shape), str(ndim), str(dtype), str(iscomplex))
+
+
+def _stages(bias, data) -> list[tuple[str, str, str]]:
+    with record() as recording:
+        grad(lambda b: anp.sum(data + b))(bias)
+    return [
+        (event.detail["stage"], f(event.value), f"{fmt_shape(event.shape)} / {event.ndim}")
+        for event in recording.events
+        if event.kind == "unbroadcast"
+    ]
+
+
+@pytest.mark.parametrize(
+    "bias, data",
+    [(2.0, SCALAR_X), (VECTOR_BIAS, MATRIX), (VECTOR_BIAS.reshape(1, 3), MATRIX)],
+    ids=["scalar-bias", "vector-bias", "row-bias"],
+)
+def test_state_snapshot_tables(text: str, bias, data) -> None:
+    stages = _stages(bias, data)
+    assert stages[0][0] == "enter"
+    for stage, value, shape_ndim in stages:
+        assert_row(text, f"unbroadcast {stage} → x", value, shape_ndim)
+
+
+def test_two_routes_agree(text: str) -> None:
+    for data, bias in [(SCALAR_X, 2.0), (MATRIX, VECTOR_BIAS), (MATRIX, VECTOR_BIAS.reshape(1, 3))]:
+        vjp, output = make_vjp(lambda b, data=data: data + b)(bias)
+        from_vjp = vjp(np.ones_like(output))
+        from_grad = grad(lambda b, data=data: anp.sum(data + b))(bias)
+        assert f(from_vjp) == f(from_grad)
+        assert_row(
+            text,
+            fmt_shape(np.shape(bias)),
+            f(np.ones_like(output)),
+            f(from_vjp),
+            f(from_grad),
+            fmt_shape(np.shape(from_grad)),
+        )
+
+
+def test_keepdims_and_wrong_axis_messages_come_from_the_engine(text: str) -> None:
+    @primitive
+    def add_summing_last_axis(x, b):
+        return x + b
+
+    defvjp(add_summing_last_axis, None, lambda ans, x, b: lambda g: anp.sum(g, axis=-1))
+    with pytest.raises(ValueError) as caught:
+        grad(lambda b: anp.sum(add_summing_last_axis(MATRIX, b)))(VECTOR_BIAS)
+    message = str(caught.value)
+    assert "(2,)" in message and "(3,)" in message
+    # The page shows the same message (its rule has another name, so compare the rest).
+    tail = message.split(" for argument ", 1)[1]
+    assert tail in " ".join(text.split()), "the engine's shape error is not on the page"
+
+    weights = np.arange(1.0, 10.0).reshape(3, 3)
+    square = np.arange(9.0).reshape(3, 3)
+    with pytest.raises(AssertionError) as caught_check:
+        check_grads(lambda b: anp.sum(weights * add_summing_last_axis(square, b)), modes=("rev",), order=1)(
+            VECTOR_BIAS
+        )
+    first_line = str(caught_check.value).splitlines()[0]
+    assert " ".join(first_line.split()) in " ".join(text.split())
+
+
+def test_complex_to_real(text: str) -> None:
+    z = np.array([1 + 2j, 3 - 1j, -0.5 + 0.5j])
+    gradient = grad(lambda b: anp.sum(anp.abs(z + b) ** 2))(0.5)
+    assert not np.iscomplexobj(gradient)
+    dropped = np.sum(2 * np.conj(z + 0.5)).imag  # the imaginary part of the summed cotangent
+    assert_row(text, "dL/db from the engine", f(gradient))
+    assert_row(text, "imaginary part dropped by the real stage", f(dropped))
+    assert "unbroadcast real → x" in text
+
+
+def test_fan_out_versus_unbroadcast(text: str) -> None:
+    once = grad(lambda b: anp.sum(MATRIX + b))(VECTOR_BIAS)
+    twice = grad(lambda b: anp.sum(MATRIX[0] + b) + anp.sum(MATRIX[1] + b))(VECTOR_BIAS)
+    assert f(once) == f(twice)
+    assert_row(text, "broadcast_once", "1", "1", f(once))
+    assert_row(text, "used_twice", "0", "2", f(twice))
+
+
+def test_source_map_and_theory_table_point_at_live_lines(text: str) -> None:
+    path, first, last = source_location(unbroadcast)
+    en_dash = "\N{EN DASH}"  # bookkit writes line ranges with an en dash
+    assert_row(text, path, "unbroadcast", f"{first}{en_dash}{last}")
+    lines = inspect.getsource(unbroadcast).splitlines()
+    keepdims_line = first + next(i for i, line in enumerate(lines) if "keepdims=True" in line)
+    assert f"{path}:{keepdims_line}" in text
+
+
+def test_call_timeline_and_graph(text: str, html: str) -> None:
+    with record() as recording:
+        grad(lambda b: anp.sum(SCALAR_X + b))(2.0)
+    assert f"{len(recording.events)} events." in text
+    assert html.count('class="mermaid"') >= 2  # the traced graph and the sequence diagram
+    assert "0 · b" in html
+
+
+def test_self_test_has_collapsible_worked_answers(html: str) -> None:
+    questions = re.findall(r'<details class="question"', html)
+    assert len(questions) >= 6

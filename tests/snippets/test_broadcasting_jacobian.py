@@ -1,0 +1,208 @@
+"""The built chapter "The Jacobian of broadcasting" shows what the engine and NumPy compute.
+
+Expected values are computed here, independently of the snippets where possible (NumPy formulas,
+HIPS/autograd as a reference implementation), and formatted with the same `bookkit` functions the
+snippets use. Inputs (sizes, seeded data) are read from the snippet modules, never pasted.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import autograd
+import autograd.numpy as agnp
+import numpy as np
+import pytest
+
+import ad_core.numpy as anp
+from ad_core import jacobian
+from bookkit import fmt_array, fmt_shape, latex_matrix, load_snippet_module
+from bookkit.testing import page_text
+
+PAGE = "part2/broadcasting-jacobian/"
+FOLDER = "snippets/broadcasting_jacobian/"
+
+
+@pytest.fixture(scope="module")
+def text(built_site: Path) -> str:
+    return page_text(built_site, PAGE)
+
+
+@pytest.fixture(scope="module")
+def html(built_site: Path) -> str:
+    return (built_site / PAGE / "index.html").read_text(encoding="utf-8")
+
+
+def snippet(name: str):
+    return load_snippet_module(FOLDER + name)
+
+
+def assert_row(text: str, *cells: str) -> None:
+    cells = tuple(" ".join(cell.split()) for cell in cells)  # the page text collapses spaces
+    pattern = r"\|\s*" + r"\s*\|\s*".join(re.escape(cell) for cell in cells) + r"\s*(\||$)"
+    assert re.search(pattern, text, re.MULTILINE), f"no table row {' | '.join(cells)}"
+
+
+def test_every_block_ran(text: str) -> None:
+    assert "Traceback" not in text
+    assert "```" not in text
+
+
+def test_both_kronecker_matrices_are_shown_and_the_engine_uses_row_major(text: str) -> None:
+    module = snippet("broadcast_jacobian_matrix.py")
+    m, n = module.m, module.n
+    column_major = np.zeros((m * n, n))
+    row_major = np.zeros((m * n, n))
+    for i in range(m):
+        for j in range(n):
+            column_major[j * m + i, j] = 1.0  # vec stacks columns: Y[i, j] sits at j*m + i
+            row_major[i * n + j, j] = 1.0  # vec stacks rows: Y[i, j] sits at i*n + j
+    assert latex_matrix(column_major) in text
+    assert latex_matrix(row_major) in text
+    engine = jacobian(lambda b: anp.zeros((m, n)) + b)(np.ones(n)).reshape(m * n, n)
+    reference = autograd.jacobian(lambda b: agnp.zeros((m, n)) + b)(np.ones(n)).reshape(m * n, n)
+    np.testing.assert_array_equal(engine, row_major)
+    np.testing.assert_array_equal(reference, row_major)
+    assert f"returns an array of shape {fmt_shape((m, n, n))}" in text
+
+
+def test_sum_rule_table_shows_the_column_sums(text: str) -> None:
+    module = snippet("broadcast_sum_rule.py")
+    cotangent = module.cotangent
+    column_sums = np.array([sum(cotangent[:, j]) for j in range(cotangent.shape[1])])
+    shown = latex_matrix(column_sums, vector="row")
+    assert text.count(shown) >= 4, "all four routes should show the column sums"
+    vjp_function, _ = autograd.make_vjp(lambda b: agnp.zeros(cotangent.shape) + b)(
+        np.zeros(cotangent.shape[1])
+    )
+    np.testing.assert_allclose(vjp_function(cotangent), column_sums)
+
+
+def test_derivations_report_their_checks(text: str) -> None:
+    module = snippet("broadcast_differential_derivation.py")
+    comparisons = (len(module.differential.lines) - 1 + len(module.gradient.lines) - 1) * 3
+    assert f"{comparisons} comparisons passed" in text
+    assert r"\bar b &= (I_n \otimes \mathbf{1}_m)^\top \operatorname{vec}(G)" in text
+
+
+def test_general_rule_table_covers_every_shape(text: str) -> None:
+    module = snippet("general_broadcast_rule.py")
+    for shape in module.parameter_shapes:
+        gradient = autograd.grad(lambda p: agnp.sum(module.upstream * (agnp.zeros(module.output_shape) + p)))(
+            np.ones(shape)
+        )
+        assert np.shape(gradient) == shape
+        assert f"| {fmt_shape(shape)} |" in text
+
+
+def test_sum_vs_mean_table_matches_a_reference(text: str) -> None:
+    module = snippet("sum_vs_mean_scale.py")
+    bias, small, large = module.bias, module.fresh_small, module.fresh_large
+
+    def norm_of_gradient(scale_of, x):
+        residual = x + bias
+        return np.linalg.norm(2 * residual.sum(axis=0) * scale_of(x))
+
+    conventions = [lambda x: 1.0, lambda x: 1.0 / x.shape[0], lambda x: 1.0 / x.size]
+    for scale_of in conventions:
+        small_norm = norm_of_gradient(scale_of, small)
+        large_norm = norm_of_gradient(scale_of, large)
+        assert f"| {small_norm:.4f} | {large_norm:.4f} | {large_norm / small_norm:.3f} |" in text
+    copies = large.shape[0] // small.shape[0]
+    assert re.search(rf"\| {copies:.3f}\s*(\||$)", text, re.MULTILINE)  # sum loss, repeated data
+    assert f"divide the learning rate by {copies}" in text
+
+
+def test_pitfalls_show_what_numpy_does(text: str) -> None:
+    assert_row(
+        text,
+        "(1, n) bias, np.allclose(hand, engine)",
+        "(3,) vs (1, 3)",
+        "True: the comparison broadcasts and misses the bug",
+    )
+    assert "AssertionError: shape (3,) differs from expected (1, 3)" in text
+    module = snippet("pitfall_forgotten_keepdims.py")
+    m = module.m
+    assert f"silently becomes {fmt_shape((m, m))}" in text
+    with pytest.raises(ValueError) as error:
+        column = np.zeros((m, 1))
+        column -= np.ones(m)
+    assert f"ValueError: {error.value}" in text
+
+    rebroadcast = snippet("pitfall_silent_rebroadcast.py")
+    assert f"b is now {fmt_shape(rebroadcast.upstream.shape)}" in text
+
+
+def test_double_reduction_is_off_by_the_world_size(text: str) -> None:
+    module = snippet("pitfall_double_reduction.py")
+    world = module.world_size
+    inputs, targets, bias = module.global_inputs, module.global_targets, module.bias
+    reference_mean = 2 * (inputs + bias - targets).sum(axis=0) / inputs.shape[0]
+    shards = zip(np.split(inputs, world), np.split(targets, world), strict=True)
+    local = [2 * (x + bias - t).sum(axis=0) / x.shape[0] for x, t in shards]
+    summed = np.sum(local, axis=0)
+    np.testing.assert_allclose(summed, world * reference_mean, rtol=1e-12)
+    assert_row(
+        text,
+        "mean over the local batch",
+        "all-reduce sum",
+        fmt_array(summed),
+        fmt_array(reference_mean),
+        f"{world:g} times too large",
+    )
+    assert_row(
+        text,
+        "mean over the local batch",
+        "all-reduce mean",
+        fmt_array(summed / world),
+        fmt_array(reference_mean),
+        "matches one process",
+    )
+
+
+def test_two_sided_broadcast_table(text: str) -> None:
+    module = snippet("two_sided_broadcasting.py")
+    m, n = module.m, module.n
+    assert (m, n) == (5, 4), "the brief asks for the seed's sizes"
+    w = module.weights
+    grad_b = autograd.grad(lambda b: agnp.sum(w * (module.x + b + module.column_bias)))(module.row_bias)
+    grad_r = autograd.grad(lambda r: agnp.sum(w * (module.x + module.row_bias + r)))(module.column_bias)
+    np.testing.assert_allclose(grad_b, w.sum(axis=0))
+    np.testing.assert_allclose(grad_r, w.sum(axis=1, keepdims=True))
+    assert_row(text, r"\(b\)", fmt_shape((n,)), "[0]", "none", "no", fmt_shape(grad_b.shape))
+    assert_row(text, r"\(r\)", fmt_shape((m, 1)), "none", "[1]", "yes", fmt_shape(grad_r.shape))
+
+
+def test_attention_mask_and_rope_rows(text: str) -> None:
+    module = snippet("attention_mask_and_rope.py")
+    mask_gradient = autograd.grad(lambda mask: agnp.sum(module.scores_upstream * (module.scores + mask)))(
+        module.mask
+    )
+    cos_gradient = autograd.grad(lambda cos: agnp.sum(module.rope_upstream * (module.activations * cos)))(
+        module.cos_table
+    )
+    np.testing.assert_allclose(module.mask_gradient, mask_gradient, rtol=1e-12)
+    np.testing.assert_allclose(module.cos_gradient, cos_gradient, rtol=1e-12)
+    assert_row(
+        text,
+        "mask add",
+        "mask",
+        fmt_shape(module.mask.shape),
+        "(0, 1)",
+        "yes",
+        fmt_shape(mask_gradient.shape),
+    )
+    assert_row(
+        text,
+        "RoPE multiply",
+        "cos",
+        fmt_shape(module.cos_table.shape),
+        "(0,)",
+        "yes",
+        fmt_shape(cos_gradient.shape),
+    )
+
+
+def test_exercises_are_collapsible(html: str) -> None:
+    assert html.count('<details class="question"') == 4

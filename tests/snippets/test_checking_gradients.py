@@ -1,0 +1,56 @@
+"""Chapter 10, "Checking gradients": the step-size plot, its table, and the check tables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bookkit.testing import page_text
+
+PAGE = "part1/checking-gradients/"
+
+
+def table_rows(text: str) -> list[list[str]]:
+    return [
+        [cell.strip() for cell in line.strip().strip("|").split(" | ")]
+        for line in text.splitlines()
+        if line.strip().startswith("| ")
+    ]
+
+
+@pytest.fixture(scope="module")
+def text(built_site: Path) -> str:
+    return page_text(built_site, PAGE)
+
+
+def test_page_embeds_the_step_size_figure(built_site: Path) -> None:
+    html = (built_site / PAGE / "index.html").read_text(encoding="utf-8")
+    assert 'aria-label="Error of forward and central differences against the step size"' in html
+    assert html.count("<svg") >= 1
+
+
+def test_best_steps_follow_the_rounding_truncation_balance(text: str) -> None:
+    rows = [row for row in table_rows(text) if len(row) == 7 and row[1] in {"float64", "float32"}]
+    assert len(rows) == 4
+    for method, dtype, epsilon, _, best_step, smallest_error, _ in rows:
+        machine_epsilon = float(np.finfo(getattr(np, dtype)).eps)
+        assert float(epsilon) == float(f"{machine_epsilon:.1e}")
+        step_power, error_power = (1 / 2, 1 / 2) if method == "forward difference" else (1 / 3, 2 / 3)
+        assert machine_epsilon**step_power / 30 < float(best_step) < machine_epsilon**step_power * 30
+        # At the best step, truncation and rounding are both about eps^(1/2) or eps^(2/3).
+        assert float(smallest_error) < 100 * machine_epsilon**error_power
+
+
+def test_shapes_first_table(text: str) -> None:
+    rows = [row for row in table_rows(text) if len(row) == 5 and row[3] in {"True", "False"}]
+    assert len(rows) == 4 and all(row[3] == "True" for row in rows)
+    for row in rows:
+        assert row[4].startswith("passes" if row[1] == row[2] else "fails: shape")
+
+
+def test_buggy_mean_is_caught_only_on_inputs_with_several_elements(text: str) -> None:
+    rows = [row for row in table_rows(text) if len(row) == 4 and row[2] in {"passes", "fails"}]
+    assert [(int(row[1]) == 1) for row in rows] == [(row[2] == "passes") for row in rows]
+    assert {row[2] for row in rows} == {"passes", "fails"}

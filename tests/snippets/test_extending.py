@@ -1,0 +1,74 @@
+"""Chapter 11, "Extending the engine": overflow shown, stable values, and the trained model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import autograd
+import autograd.numpy as agnp
+import numpy as np
+import pytest
+
+from bookkit.testing import page_text
+
+PAGE = "part1/extending/"
+
+
+def reference_logsumexp(z, axis=-1):
+    """Stable log-sum-exp in HIPS/autograd, the independent reference (scipy is not installed)."""
+    peak = agnp.max(z, axis=axis, keepdims=True)
+    return agnp.squeeze(peak, axis) + agnp.log(agnp.sum(agnp.exp(z - peak), axis=axis))
+
+
+def table_rows(text: str) -> list[list[str]]:
+    return [
+        [cell.strip() for cell in line.strip().strip("|").split(" | ")]
+        for line in text.splitlines()
+        if line.strip().startswith("| ")
+    ]
+
+
+@pytest.fixture(scope="module")
+def text(built_site: Path) -> str:
+    return page_text(built_site, PAGE)
+
+
+def test_naive_overflows_and_stable_values_are_right(text: str) -> None:
+    rows = [row for row in table_rows(text) if len(row) == 6 and row[0].startswith("[")]
+    assert len(rows) == 3
+    for row in rows:
+        z = np.array([float(v) for v in row[0].strip("[]").split()])
+        assert float(row[4]) == pytest.approx(float(reference_logsumexp(z)), abs=5e-7)
+        softmax = np.exp(z - reference_logsumexp(z))
+        shown = np.array([float(v) for v in row[5].strip("[]").split()])
+        np.testing.assert_allclose(shown, softmax, atol=5e-7)
+    assert rows[1][1] == "inf" and rows[2][1] == "-inf" and "nan" in rows[1][2]
+
+
+def test_training_losses_match_autograd(text: str) -> None:
+    rng = np.random.default_rng(111)
+    centers = np.array([[0.0, 2.0], [2.0, -1.0], [-2.0, -1.0]])
+    labels = np.repeat(np.arange(3), 20)
+    features = centers[labels] + 0.8 * rng.standard_normal((60, 2))
+    one_hot = np.eye(3)[labels]
+
+    def loss(params):
+        logits = features @ params[:6].reshape(2, 3) + params[6:]
+        return agnp.mean(reference_logsumexp(logits, axis=1) - agnp.sum(one_hot * logits, axis=1))
+
+    params, expected = np.zeros(9), []
+    for _ in range(8):
+        expected.append(loss(params))
+        params = params - 0.5 * autograd.grad(loss)(params)
+    rows = [row for row in table_rows(text) if len(row) == 4 and row[3].endswith("%")]
+    assert [float(row[1]) for row in rows] == pytest.approx(expected, abs=5e-5)
+
+
+def test_stress_table_and_softplus_table(text: str) -> None:
+    stress = {row[0]: row for row in table_rows(text) if len(row) == 3 and "of" in row[2]}
+    naive = next(row for name, row in stress.items() if name.startswith("naive"))
+    stable = next(row for name, row in stress.items() if "primitive" in name)
+    assert naive[1] == "inf" and naive[2].startswith("9 of 9")
+    assert stable[2] == "0 of 9"
+    softplus_rows = {row[0]: row for row in table_rows(text) if len(row) == 5}
+    assert softplus_rows["1000"][1:] == ["inf", "nan", "1000", "1"]

@@ -1,0 +1,77 @@
+"""The built chapter "Fan-out" shows the accumulation the engine performs and the bugs that
+break it; expected values are computed here from closed forms and HIPS/autograd."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import autograd
+import autograd.numpy as np_ag
+import numpy as np
+import pytest
+
+from bookkit import fmt_array
+from bookkit.testing import page_text
+
+
+def shown(value) -> str:
+    """`fmt_array` text as `page_text` shows it: runs of whitespace collapsed."""
+    return " ".join(fmt_array(value).split())
+
+
+PAGE = "part1/fan-out/"
+
+
+@pytest.fixture(scope="module")
+def text(built_site: Path) -> str:
+    return page_text(built_site, PAGE)
+
+
+def test_no_traceback(text: str) -> None:
+    assert "Traceback" not in text and "```" not in text
+
+
+def test_three_arrivals(text: str) -> None:
+    x0 = 1.2
+    parts = [np.sin(x0), x0 * np.cos(x0), 1.0]
+    for part in parts:
+        assert any(line.startswith("| ") and f"| {shown(part)} |" in line for line in text.splitlines()), part
+    total = autograd.grad(lambda x: x * np_ag.sin(x) + x)(x0)
+    assert np.isclose(total, sum(parts))
+    assert f"Their sum, {shown(total)}" in text
+
+
+def test_overwrite_bug_is_caught_exactly_with_fan_out(text: str) -> None:
+    rows = {
+        "tanh(3 * x)": False,
+        "x * sin(x) + x": True,
+        "x * x": True,
+        "ln x1 + x1 * x2 - sin x2": True,
+        "sum(tanh(W @ x) ** 2)": False,
+    }
+    for label, has_fan_out in rows.items():
+        line = next(line for line in text.splitlines() if line.startswith(f"| {label} |"))
+        assert line.endswith("| passes | FAILS") == has_fan_out, line
+        assert line.endswith("| passes | passes") == (not has_fan_out), line
+
+
+def test_in_place_accumulation(text: str) -> None:
+    x = np.array([0.3, -1.1, 2.0])
+    right = autograd.grad(lambda v: np_ag.sum((2 * v + np_ag.sin(v)) + 2 * v))(x)
+    # The aliased buffer doubles the cotangent that reaches sin: 4 + 2 cos x instead of 4 + cos x.
+    wrong = 4.0 + 2.0 * np.cos(x)
+    assert shown(right) in text
+    assert shown(wrong) in text
+    assert "output array is read-only" in text
+
+
+def test_hidden_fan_out_gradients(text: str) -> None:
+    x = np.array([0.5, -1.0, 2.0])
+    cases = {
+        "anp.sum(x * x)": autograd.grad(lambda v: np_ag.sum(v * v))(x),
+        "x[0] * x[2]": autograd.grad(lambda v: v[0] * v[2])(x),
+        "anp.sum(anp.outer(x, x))": autograd.grad(lambda v: np_ag.sum(np_ag.outer(v, v)))(x),
+    }
+    for label, expected in cases.items():
+        line = next(line for line in text.splitlines() if line.startswith(f"| {label} |"))
+        assert line.endswith(f"| 2 | 2 | {shown(expected)}"), line

@@ -1,0 +1,72 @@
+"""Chapter 8, "Forward mode": the built page shows the tangents and the JVP/VJP agreement."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import autograd
+import autograd.numpy as agnp
+import numpy as np
+import pytest
+
+from bookkit import fmt_array
+from bookkit.testing import page_text
+
+PAGE = "part1/forward-mode/"
+
+
+def table_rows(text: str) -> list[list[str]]:
+    return [
+        [cell.strip() for cell in line.strip().strip("|").split(" | ")]
+        for line in text.splitlines()
+        if line.strip().startswith("| ")
+    ]
+
+
+@pytest.fixture(scope="module")
+def text(built_site: Path) -> str:
+    return page_text(built_site, PAGE)
+
+
+def test_partial_derivatives_at_2_5_match_finite_differences(text: str) -> None:
+    def f(x1: float, x2: float) -> float:
+        return np.log(x1) + x1 * x2 - np.sin(x2)
+
+    step = 1e-6
+    d1 = (f(2 + step, 5) - f(2 - step, 5)) / (2 * step)
+    d2 = (f(2, 5 + step) - f(2, 5 - step)) / (2 * step)
+    rows = [row for row in table_rows(text) if len(row) == 5 and ("(1, 0)" in row[0] or "(0, 1)" in row[0])]
+    assert len(rows) == 2
+    for row, expected in zip(rows, [d1, d2], strict=True):
+        assert row[1] == fmt_array(f(2.0, 5.0))
+        assert abs(float(row[2]) - expected) < 1e-4 and row[2] == row[4], row
+
+
+def test_tangent_trace_comes_from_jvp_events_only(text: str) -> None:
+    trace = [row for row in table_rows(text) if len(row) == 8 and row[1] in {"jvp", "forward"}]
+    assert trace and not any(row[1] in {"visit", "accumulate"} for row in table_rows(text))
+    log_row = next(row for row in trace if row[1] == "jvp" and row[3] == "log")
+    assert float(log_row[7]) == 0.5  # tangent 1 divided by x1 = 2
+
+
+def test_inner_product_identity_rows_agree_with_autograd(text: str) -> None:
+    weights = np.random.default_rng(80).standard_normal((3, 4))
+
+    def layer(x):
+        return agnp.tanh(weights @ x) * x[:3] + agnp.sin(x[3])
+
+    rng = np.random.default_rng(8)
+    rows = [row for row in table_rows(text) if len(row) == 4 and re.fullmatch(r"\d", row[0])]
+    assert len(rows) == 5
+    for row in rows:
+        x, u, v = rng.standard_normal(4), rng.standard_normal(3), rng.standard_normal(4)
+        reference = float(np.dot(u, autograd.make_jvp(layer)(x)(v)[1]))
+        assert abs(float(row[1]) - reference) < 1e-9 and abs(float(row[2]) - reference) < 1e-9
+
+
+def test_broadcast_stages_and_wrong_rules_are_shown(text: str) -> None:
+    stages = [row[6] for row in table_rows(text) if len(row) == 8 and row[1] == "broadcast"]
+    assert stages == ["enter", "expand_dims", "repeat"]
+    assert "J v differs" in text
+    assert "JVP has the wrong shape" in text

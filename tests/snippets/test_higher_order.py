@@ -1,0 +1,65 @@
+"""Chapter 9, "Higher-order derivatives": derivatives, Hessians and counted HVP costs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import autograd
+import autograd.numpy as agnp
+import numpy as np
+import pytest
+
+from bookkit import fmt_array, latex_matrix
+from bookkit.testing import page_text
+
+PAGE = "part1/higher-order/"
+
+
+def table_rows(text: str) -> list[list[str]]:
+    return [
+        [cell.strip() for cell in line.strip().strip("|").split(" | ")]
+        for line in text.splitlines()
+        if line.strip().startswith("| ")
+    ]
+
+
+@pytest.fixture(scope="module")
+def text(built_site: Path) -> str:
+    return page_text(built_site, PAGE)
+
+
+def test_tanh_derivatives_match_autograd(text: str) -> None:
+    first = autograd.grad(agnp.tanh)
+    second, third = autograd.grad(first), autograd.grad(autograd.grad(first))
+    rows = {row[0]: row for row in table_rows(text) if len(row) == 5}
+    for x in [-1.0, 0.0, 0.5, 2.0]:
+        row = rows[f"{x:g}"]
+        assert row[2:] == [fmt_array(first(x)), fmt_array(second(x)), fmt_array(third(x))], row
+
+
+def test_hessian_matches_autograd(text: str) -> None:
+    features = np.array([[1.0, 2.0, -1.0], [0.5, -1.0, 2.0], [-1.5, 0.5, 1.0]])
+    labels = np.array([1.0, -1.0, 1.0])
+
+    def loss(w):
+        return agnp.sum(agnp.log1p(agnp.exp(-labels * (features @ w))))
+
+    H = autograd.hessian(loss)(np.array([0.1, -0.2, 0.3]))
+    assert latex_matrix(H) in text
+
+
+def test_hvp_costs_full_hessian_grows_hvp_does_not(text: str) -> None:
+    rows = [row for row in table_rows(text) if len(row) == 6 and row[0].isdigit()]
+    by_method: dict[str, list[tuple[int, int]]] = {}
+    for row in rows:
+        by_method.setdefault(row[1], []).append((int(row[0]), int(row[2])))
+    full = by_method["full Hessian, then H @ v"]
+    assert [passes for _, passes in full] == [n + 1 for n, _ in full]
+    assert {passes for _, passes in by_method["forward-over-reverse"]} == {1}
+    assert {passes for _, passes in by_method["reverse-over-reverse"]} == {2}
+
+
+def test_raw_numpy_rule_fails_and_getval_rule_is_silently_zero(text: str) -> None:
+    assert "TypeError: ad_core: converting a traced value" in text
+    assert "[0. 0.], silently wrong" in text
+    assert "mode 'rev', order 2" in text

@@ -1,0 +1,80 @@
+"""The built chapter "Derivatives as linear maps" shows the traces and counts the engine gives.
+
+Expected values are computed here from NumPy, HIPS/autograd (as an independent reference) and
+`ad_core`, then formatted with the same `bookkit` helpers the snippets use.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import autograd
+import autograd.numpy as np_ag
+import numpy as np
+import pytest
+
+from bookkit import fmt_array, latex_matrix
+from bookkit.testing import page_text
+
+
+def shown(value) -> str:
+    """`fmt_array` text as `page_text` shows it: runs of whitespace collapsed."""
+    return " ".join(fmt_array(value).split())
+
+
+PAGE = "part1/linear-maps/"
+X1, X2 = 2.0, 5.0
+
+
+@pytest.fixture(scope="module")
+def text(built_site: Path) -> str:
+    return page_text(built_site, PAGE)
+
+
+def row_pattern(*cells: str) -> re.Pattern[str]:
+    return re.compile(r"\|\s*" + r"\s*\|\s*".join(re.escape(c) for c in cells) + r"\s*(\||$)", re.MULTILINE)
+
+
+def test_no_traceback(text: str) -> None:
+    assert "Traceback" not in text and "```" not in text
+
+
+def test_primal_and_tangent_trace(text: str) -> None:
+    primal = {
+        r"v_{1} = \ln v_{-1}": (np.log(X1), 1 / X1),
+        r"v_{2} = v_{-1} \times v_{0}": (X1 * X2, X2),
+        r"v_{3} = \sin v_{0}": (np.sin(X2), 0.0),
+        r"v_{4} = v_{1} + v_{2}": (np.log(X1) + X1 * X2, 1 / X1 + X2),
+        r"v_{5} = v_{4} - v_{3}": (np.log(X1) + X1 * X2 - np.sin(X2), 1 / X1 + X2),
+    }
+    for formula, (value, tangent) in primal.items():
+        line = next((line for line in text.splitlines() if formula in line), None)
+        assert line is not None, f"no row for {formula}"
+        cells = [cell.strip() for cell in line.split("|")]
+        assert shown(value) in cells, (formula, cells)
+        assert shown(tangent) in cells, (formula, cells)
+
+
+def test_adjoint_trace_matches_autograd(text: str) -> None:
+    def f(x):
+        return np_ag.log(x[0]) + x[0] * x[1] - np_ag.sin(x[1])
+
+    reference = autograd.grad(f)(np.array([X1, X2]))
+    assert latex_matrix(reference, vector="row") in text
+    # The second arrival at v_0: contribution x1 from multiply, total x1 - cos x2.
+    second_arrival = next(line for line in text.splitlines() if r"\bar{v}_{0} = \bar{v}_{0} +" in line)
+    cells = [cell.strip() for cell in second_arrival.split("|")]
+    assert shown(X1) in cells and shown(reference[1]) in cells
+
+
+def test_pass_counts(text: str) -> None:
+    for n, m in [(1, 1), (4, 1), (16, 1), (64, 1), (1, 4), (1, 16), (1, 64), (16, 16), (64, 4)]:
+        # Forward mode: one trace per input and one JVP call per primitive argument
+        # (dot and tanh, one traced argument each); reverse: one trace and m backward passes.
+        assert row_pattern(str(n), str(m), str(n), str(2 * n), f"1 + {m}", str(2 * m)).search(text), (n, m)
+
+
+def test_exercises_are_collapsible(built_site: Path) -> None:
+    html = (built_site / PAGE / "index.html").read_text(encoding="utf-8")
+    assert html.count('<details class="question"') >= 4

@@ -1,0 +1,161 @@
+"""The built chapter "Loss, output layer, tanh" shows what the model and the engine compute.
+
+Expected values are recomputed here: the dataset from the `names` package files, reference
+gradients with HIPS/autograd and with float64 central differences, the small examples with
+plain NumPy. Nothing is pasted from the page.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import re
+from pathlib import Path
+
+import autograd
+import autograd.numpy as agnp
+import numpy as np
+import pytest
+
+from bookkit import fmt_array, fmt_shape
+from bookkit import mlp_by_hand as model
+from bookkit.testing import page_text
+
+PAGE = "part3/loss-output-tanh/"
+
+
+@pytest.fixture(scope="module")
+def text(built_site: Path) -> str:
+    return page_text(built_site, PAGE)
+
+
+@pytest.fixture(scope="module")
+def html(built_site: Path) -> str:
+    return (built_site / PAGE / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def example() -> model.WorkedExample:
+    return model.worked_example()
+
+
+@pytest.fixture(scope="module")
+def autograd_gradients(example: model.WorkedExample) -> dict[str, np.ndarray]:
+    """An independent engine's gradient of the loss with respect to every tensor."""
+    names = model.LOSS_TO_HPREACT + model.HPREACT_TO_INPUT
+    return model.engine_gradients(example.params, example.Xb, example.Yb, names, autograd.grad, agnp)
+
+
+def census_names() -> tuple[int, int, int]:
+    files = importlib.resources.files("names")
+    lists = [
+        [line.split()[0].lower() for line in (files / name).read_text().splitlines() if line.strip()]
+        for name in ("dist.male.first", "dist.female.first")
+    ]
+    return len(lists[0]), len(lists[1]), len(set(lists[0]) | set(lists[1]))
+
+
+def row_of(text: str, first_cell: str) -> str:
+    rows = [line for line in text.splitlines() if line.startswith(f"| {first_cell} |")]
+    assert rows, f"no table row starts with {first_cell!r}"
+    return rows[0]
+
+
+def test_page_says_where_the_names_come_from(text: str) -> None:
+    male, female, unique = census_names()
+    assert "dist.male.first" in text and "dist.female.first" in text
+    assert f"({male} names)" in text and f"({female} names)" in text
+    assert f"{unique} distinct names" in text
+
+
+def test_comparison_table_has_one_correct_row_per_tensor(text: str, example, autograd_gradients) -> None:
+    for name in model.LOSS_TO_HPREACT:
+        hand = example.hand[name]
+        row = row_of(text, f"d{name}")
+        assert fmt_shape(hand.shape) in row
+        # The hand-written gradient is right by an engine the book does not use...
+        np.testing.assert_allclose(hand, autograd_gradients[name], rtol=1e-9, atol=1e-12)
+        # ...and the page reports what the comparison with ad_core found.
+        exact = np.array_equal(hand, example.engine[name])
+        assert row.split(" | ")[3].strip() == ("yes" if exact else "no"), row
+        assert row.split(" | ")[4].strip() == "yes", row
+
+
+def test_hand_gradients_agree_with_central_differences(example) -> None:
+    rng = np.random.default_rng(123)
+    step = 1e-5
+    for _ in range(3):
+        direction = {k: rng.standard_normal(example.params[k].shape) for k in model.PARAM_NAMES}
+
+        def loss_at(sign: float, direction=direction) -> float:
+            shifted = {k: example.params[k] + sign * step * direction[k] for k in model.PARAM_NAMES}
+            return float(model.forward(shifted, example.Xb, example.Yb)["loss"])
+
+        numeric = (loss_at(1.0) - loss_at(-1.0)) / (2 * step)
+        analytic = sum(float(np.sum(example.hand[k] * direction[k])) for k in model.PARAM_NAMES)
+        assert abs(numeric - analytic) <= 1e-6 * abs(analytic)
+
+
+def test_dlogits_matches_central_differences_entrywise(example) -> None:
+    logits = example.cache["logits"]
+    step = 1e-6
+
+    def loss_of_logits(Z: np.ndarray) -> float:
+        shifted = Z - Z.max(axis=1, keepdims=True)
+        log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+        return float(-log_probs[np.arange(len(example.Yb)), example.Yb].mean())
+
+    rng = np.random.default_rng(0)
+    for index in zip(rng.integers(0, logits.shape[0], 10), rng.integers(0, logits.shape[1], 10), strict=True):
+        bump = np.zeros_like(logits)
+        bump[index] = step
+        numeric = (loss_of_logits(logits + bump) - loss_of_logits(logits - bump)) / (2 * step)
+        assert abs(numeric - example.hand["logits"][index]) < 1e-9
+
+
+def test_counterexample_reports_the_first_failing_tensor(text: str, example, autograd_gradients) -> None:
+    broken = model.backward_loss_to_hpreact(example.params, example.cache, example.Yb, "drop")
+    failing = [
+        name for name in model.LOSS_TO_HPREACT
+        if not np.allclose(broken[name], autograd_gradients[name], rtol=1e-9, atol=1e-12)
+    ]
+    assert failing, "deleting the accumulation must break some gradient"
+    assert f"the first comparison to fail is `d{failing[0]}`".replace("`", "") in text.replace("`", "")
+
+
+def test_seed_examples_are_regenerated(text: str) -> None:
+    dY = np.array([[1.0, 2.0], [3.0, 4.0]])
+    assert " ".join(f"db = {fmt_array(dY.sum(axis=0))}".split()) in text
+    row = np.array([0.2, 0.3, 0.5])
+    expected = (row - np.eye(3)[1]) / 2
+    assert " ".join(fmt_array(expected).split()) in text
+    assert "1.28" in text and str(round((1 - 0.6**2) * 2.0, 12)) in text
+
+
+def test_stability_table_shows_stable_probabilities_and_losses(text: str) -> None:
+    logits = np.array([1000.0, 1001.0, 999.0])
+    probs = np.exp(logits - logits.max()) / np.exp(logits - logits.max()).sum()
+    stable_row = row_of(text, "[1000, 1001, 999]")
+    assert " ".join(fmt_array(probs, precision=6).split()) in stable_row
+    assert f"{-np.log(probs[1]):.6f}" in stable_row
+    assert "nan" in stable_row
+    tiny_row = row_of(text, "[0, -1000]")
+    assert "inf" in tiny_row
+    fused = np.logaddexp(0.0, -1000.0) - (-1000.0)
+    assert f"loss {fused:.1f}" in tiny_row
+
+
+def test_dR_matrix_has_minus_one_over_B_at_targets(html: str) -> None:
+    assert r"dR = \begin{bmatrix}0 &amp; 0 &amp; -0.5 \\ -0.5 &amp; 0 &amp; 0\end{bmatrix}" in html or (
+        r"dR = \begin{bmatrix}0 & 0 & -0.5 \\ -0.5 & 0 & 0\end{bmatrix}" in html
+    )
+
+
+def test_heat_map_and_graph_are_on_the_page(html: str) -> None:
+    assert re.search(r"<svg[^>]*>", html), "the dlogits heat map is an inline SVG"
+    assert 'class="mermaid"' in html
+    assert html.count("<details") >= 5, "five exercises with collapsible answers"
+
+
+def test_derivation_renders_the_three_line_gradient(text: str) -> None:
+    assert r"\frac{1}{B} \big( P_{bj} - \mathbf{1}[j = y_b] \big)" in text
+    assert "12 comparisons" in text

@@ -1,0 +1,144 @@
+"""The built chapter "Matrix multiplication" shows what the engine computes.
+
+The worked example is recomputed here from its inputs with NumPy and with HIPS/autograd (and
+PyTorch when it is installed) as references; table entries are recomputed from the snippet
+modules' inputs. Nothing is pasted from the page.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import autograd
+import autograd.numpy as agnp
+import numpy as np
+import pytest
+
+from bookkit import fmt_shape, latex_matrix, load_snippet_module
+from bookkit.testing import page_text
+
+PAGE = "part2/matmul/"
+FOLDER = "snippets/matmul/"
+
+
+@pytest.fixture(scope="module")
+def text(built_site: Path) -> str:
+    return page_text(built_site, PAGE)
+
+
+@pytest.fixture(scope="module")
+def html(built_site: Path) -> str:
+    return (built_site / PAGE / "index.html").read_text(encoding="utf-8")
+
+
+def snippet(name: str):
+    return load_snippet_module(FOLDER + name)
+
+
+def worked_example_reference() -> dict[str, np.ndarray]:
+    module = snippet("worked_example.py")
+    h, W2, b2, dZ = module.h, module.W2, module.b2, module.dZ
+
+    def loss(h, W2, b2):
+        return agnp.sum(dZ * (agnp.dot(h, W2) + b2))
+
+    return {
+        "dh": autograd.grad(loss, 0)(h, W2, b2),
+        "dW2": autograd.grad(loss, 1)(h, W2, b2),
+        "db2": autograd.grad(loss, 2)(h, W2, b2),
+        "inputs": (h, W2, dZ),
+    }
+
+
+def test_every_block_ran(text: str) -> None:
+    assert "Traceback" not in text
+    assert "```" not in text
+
+
+def test_worked_example_anchor_exists_for_part_three(html: str) -> None:
+    assert 'id="worked-example"' in html
+
+
+def test_worked_example_values_are_shown(text: str) -> None:
+    reference = worked_example_reference()
+    h, W2, dZ = reference["inputs"]
+    np.testing.assert_allclose(reference["dh"], dZ @ W2.T)
+    np.testing.assert_allclose(reference["dW2"], h.T @ dZ)
+    for name, value in [("h", h), ("W_2", W2), (r"\bar Z", dZ)]:
+        assert f"{name} = {latex_matrix(value)}" in text
+    assert rf"\bar h = {latex_matrix(reference['dh'])}" in text
+    assert rf"\bar W_2 = {latex_matrix(reference['dW2'])}" in text
+    assert rf"\bar b_2 = {latex_matrix(reference['db2'], vector='row')}" in text
+
+
+def test_worked_example_against_pytorch(text: str) -> None:
+    torch = pytest.importorskip("torch")
+    reference = worked_example_reference()
+    h, W2, dZ = (torch.tensor(a, requires_grad=True) for a in reference["inputs"])
+    (h @ W2).backward(dZ.detach())
+    np.testing.assert_allclose(h.grad.numpy(), reference["dh"])
+    np.testing.assert_allclose(W2.grad.numpy(), reference["dW2"])
+
+
+def test_derivation_comparisons_are_reported(text: str) -> None:
+    module = snippet("matmul_elementwise_derivation.py")
+    total = sum((len(d.lines) - 1) * 3 for d in (module.dh, module.dW, module.db))
+    assert f"{total} line-to-line comparisons" in text
+
+
+def test_shape_alignment_picks_exactly_one_candidate(text: str) -> None:
+    module = snippet("shape_alignment_rule.py")
+    batch, hidden, vocab = module.batch, module.hidden, module.vocab
+    assert len({batch, hidden, vocab}) == 3
+    row = re.search(
+        r"\|\s*dZ @ Wᵀ\s*\|\s*(\(\d+, \d+\)) @ (\(\d+, \d+\))\s*\|\s*gives (\(\d+, \d+\)): the gradient", text
+    )
+    assert row and row.group(3) == fmt_shape((batch, hidden))
+    row = re.search(r"\|\s*hᵀ @ dZ\s*\|[^\n]*gives (\(\d+, \d+\)): the gradient", text)
+    assert row and row.group(1) == fmt_shape((hidden, vocab))
+    assert len(re.findall(r"gives \(\d+, \d+\): the gradient", text)) == 2
+
+
+def test_every_case_shows_the_reference_gradient_shapes(text: str) -> None:
+    module = snippet("matmul_cases_shapes.py")
+    K, B, H, V = module.K, module.B, module.H, module.V
+    rng = np.random.default_rng(0)
+    cases = {
+        "matrix @ matrix": (lambda a, w: agnp.matmul(a, w), (B, H), (H, V)),
+        "matrix @ vector": (lambda a, v: agnp.matmul(a, v), (H, V), (V,)),
+        "vector @ matrix": (lambda u, w: agnp.matmul(u, w), (H,), (H, V)),
+        "outer product": (lambda u, v: agnp.outer(u, v), (H,), (V,)),
+        "batched": (lambda a, w: agnp.matmul(a, w), (K, B, H), (K, H, V)),
+        "batched, shared W": (lambda a, w: agnp.matmul(a, w), (K, B, H), (H, V)),
+    }
+    for label, (forward, first_shape, second_shape) in cases.items():
+        first, second = rng.normal(size=first_shape), rng.normal(size=second_shape)
+        output = forward(first, second)
+        g_first = autograd.grad(lambda x, f=forward, y=second, g=output: agnp.sum(f(x, y) * g))(first)
+        g_second = autograd.grad(lambda y, f=forward, x=first, g=output: agnp.sum(f(x, y) * g))(second)
+        pattern = (
+            rf"\|\s*{re.escape(label)}\s*\|[^\n]*\|\s*{re.escape(fmt_shape(output.shape))}\s*\|"
+            rf"[^|\n]*\|\s*{re.escape(fmt_shape(g_first.shape))}\s*\|"
+            rf"[^|\n]*\|\s*{re.escape(fmt_shape(g_second.shape))}"
+        )
+        assert re.search(pattern, text), f"no row for {label}"
+
+
+def test_exercises_are_collapsible(html: str) -> None:
+    assert html.count('<details class="question"') == 4
+
+
+def test_shared_weight_is_summed_by_unbroadcast(text: str) -> None:
+    module = snippet("shared_weight_recording.py")
+    K, H, V = module.K, module.H, module.V
+    reference = autograd.grad(lambda w: agnp.sum(agnp.matmul(module.stack, w) * module.upstream))(
+        module.shared
+    )
+    np.testing.assert_allclose(module.shared_gradient, reference, rtol=1e-12)
+    pattern = (
+        rf"\|\s*\d+\s*\|\s*sum_leading\s*\|\s*0\s*\|\s*{re.escape(fmt_shape((H, V)))}"
+        rf"\s*\|\s*{re.escape(fmt_shape((H, V)))}"
+    )
+    assert re.search(pattern, text)
+    assert re.search(rf"\|\s*enter\s*\|\s*—\s*\|\s*{re.escape(fmt_shape((K, H, V)))}", text)

@@ -1,0 +1,71 @@
+"""The built chapter "Overview" shows the live map of ad_core and a snippet run standalone."""
+
+from __future__ import annotations
+
+import pkgutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ad_core
+from ad_core import grad
+from ad_core import numpy as anp
+from bookkit import fmt_array
+from bookkit.testing import page_text
+
+
+def shown(value) -> str:
+    """`fmt_array` text as `page_text` shows it: runs of whitespace collapsed."""
+    return " ".join(fmt_array(value).split())
+
+
+PAGE = "part1/overview/"
+
+
+@pytest.fixture(scope="module")
+def text(built_site: Path) -> str:
+    return page_text(built_site, PAGE)
+
+
+def test_no_traceback(text: str) -> None:
+    assert "Traceback" not in text
+
+
+def test_package_map_lists_every_module_with_its_size(text: str) -> None:
+    package_dir = Path(ad_core.__file__).parent
+    files = [package_dir / "__init__.py"] + [
+        Path(pkgutil.resolve_name(info.name).__file__)
+        for info in pkgutil.walk_packages([str(package_dir)], prefix="ad_core.")
+    ]
+    for path in files:
+        relative = path.relative_to(package_dir).as_posix()
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        row = next((line for line in text.splitlines() if line.startswith(f"| {relative} |")), None)
+        assert row is not None, relative
+        assert f"| {lines} |" in row, (relative, lines, row)
+
+
+def test_layers_put_tracer_below_core(text: str) -> None:
+    layer = {}
+    for line in text.splitlines():
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if len(cells) == 3 and cells[0].isdigit():
+            layer[cells[1]] = int(cells[0])
+    assert layer["tracer"] < layer["core"] < layer["differential_operators"]
+
+
+def test_standalone_run_shows_the_gradient(text: str) -> None:
+    x = np.array([0.5, -1.0, 2.0])
+    w = np.array([1.0, 0.3, -0.7])
+    gradient = grad(lambda v: anp.sum(anp.tanh(v * x) ** 2))(w)
+    assert "$ python snippets/overview/first_gradient.py" in text
+    assert text.count(shown(gradient)) >= 2  # the page's table and the console output
+    assert "exited with code 0" in text
+
+
+def test_every_overview_snippet_is_on_the_page(text: str) -> None:
+    line = next(line for line in text.splitlines() if line.startswith("| overview |"))
+    cells = [cell.strip() for cell in line.strip("|").split("|")]
+    shown, total = cells[3].split(" of ")
+    assert shown == total == cells[1]

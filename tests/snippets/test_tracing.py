@@ -1,0 +1,68 @@
+"""The built chapter "Tracing with boxes" shows the graphs and outcomes the engine produces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import autograd
+import numpy as np
+import pytest
+
+import ad_core.numpy as anp
+from ad_core.inspect import trace_graph
+from bookkit import fmt_array
+from bookkit.testing import page_text
+
+
+def shown(value) -> str:
+    """`fmt_array` text as `page_text` shows it: runs of whitespace collapsed."""
+    return " ".join(fmt_array(value).split())
+
+
+PAGE = "part1/tracing/"
+
+
+@pytest.fixture(scope="module")
+def text(built_site: Path) -> str:
+    return page_text(built_site, PAGE)
+
+
+def branchy(x):
+    y = x * x if x > 1.0 else 3.0 * x
+    while y < 10.0:
+        y = y * 2.0
+    return y
+
+
+def test_no_traceback(text: str) -> None:
+    assert "Traceback" not in text and "```" not in text
+
+
+def test_control_flow_rows(text: str) -> None:
+    for x in [0.5, 1.5, 4.0]:
+        expected = autograd.grad(branchy)(x)
+        line = next((line for line in text.splitlines() if line.startswith(f"| {shown(x)} |")), None)
+        assert line is not None, f"no control-flow row for x = {x}"
+        assert f"| {shown(expected)} |" in line + " |"
+        multiplies = trace_graph(branchy, x).nodes[1:]
+        assert line.count("multiply") == len(multiplies)
+
+
+def test_graph_table_lists_the_primitives(text: str) -> None:
+    w = np.array([0.5, -1.0, 2.0])
+    graph = trace_graph(lambda x: anp.sum(anp.tanh(x * w) ** 2), np.array([1.0, 0.5, -0.25]))
+    for node in graph.nodes[1:]:
+        assert f"| {node.id} | {node.primitive} |" in text
+
+
+def test_mermaid_diagram_present(built_site: Path) -> None:
+    html = (built_site / PAGE / "index.html").read_text(encoding="utf-8")
+    assert 'class="mermaid"' in html
+
+
+def test_untraceable_code_is_refused(text: str) -> None:
+    for label in ["anp.sin(float(x))", "out[0] = x into np.zeros(2)", "total += x into np.zeros(3)"]:
+        line = next((line for line in text.splitlines() if label in line), None)
+        assert line is not None and "Error" in line, label
+    traced = next(line for line in text.splitlines() if "np.sin(x) * 2.0" in line)
+    assert f"{2 * np.cos(0.5):.6f}" in traced
