@@ -27,9 +27,20 @@ _PRINT_OPTIONS: dict[str, Any] = {
 }
 
 
-def _without_negative_zero(a: np.ndarray) -> np.ndarray:
+def _without_negative_zero(a: np.ndarray, precision: int | None = None) -> np.ndarray:
     # -0.0 and 0.0 are equal, but print differently; rounding noise should not decide which.
-    if np.issubdtype(a.dtype, np.floating) or np.issubdtype(a.dtype, np.complexfloating):
+    # With `suppress`, a value that rounds to zero at `precision` prints as zero: give it the
+    # sign of zero too, so that -1e-18 does not print as `-0.`.
+    if np.issubdtype(a.dtype, np.floating):
+        if precision is not None:
+            a = np.where(np.abs(a) < 0.5 * 10.0**-precision, 0.0, a)
+        return a + 0.0
+    if np.issubdtype(a.dtype, np.complexfloating):
+        if precision is not None:
+            tiny = 0.5 * 10.0**-precision
+            a = np.where(np.abs(a.real) < tiny, 0.0, a.real) + 1j * np.where(
+                np.abs(a.imag) < tiny, 0.0, a.imag
+            )
         return a + 0.0
     return a
 
@@ -65,7 +76,7 @@ def fmt_array(x: Any, precision: int = 4) -> str:
     print options so the text is the same on every run and machine."""
     if np.isscalar(x) or (isinstance(x, np.ndarray) and x.ndim == 0):
         return fmt_number(x, precision)
-    a = _without_negative_zero(np.asarray(x))
+    a = _without_negative_zero(np.asarray(x), precision)
     with np.printoptions(precision=precision, **_PRINT_OPTIONS):
         return np.array2string(a)
 

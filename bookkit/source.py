@@ -21,6 +21,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 ENGINE_PACKAGE = "ad_core"
 _MAX_NAMES_IN_CELL = 6
 _EN_DASH = "\N{EN DASH}"  # line ranges are typeset with an en dash, as in print
+MODULE_LEVEL = "<module>"  # the key suffix of a module's top-level statements
 
 
 def _unwrapped(obj: Any) -> Any:
@@ -113,6 +114,8 @@ class Definition:
         module, qualname = self.key.split(":", 1)
         package_prefix = ENGINE_PACKAGE + "."
         module = module[len(package_prefix) :] if module.startswith(package_prefix) else module
+        if qualname == MODULE_LEVEL:
+            return f"{module} (module level)"
         return f"{module}.{qualname}"
 
 
@@ -143,6 +146,9 @@ def _referenced_nodes(node: ast.AST) -> Iterable[ast.AST]:
         yield from (d for d in node.args.kw_defaults if d is not None)
         for statement in node.body:
             yield from ast.walk(statement)
+    elif isinstance(node, ast.Module):
+        for statement in node.body:
+            yield from ast.walk(statement)
     elif isinstance(node, ast.ClassDef):
         yield from node.decorator_list
         yield from node.bases
@@ -150,6 +156,23 @@ def _referenced_nodes(node: ast.AST) -> Iterable[ast.AST]:
             if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
                 continue  # methods are definitions of their own
             yield from ast.walk(statement)
+
+
+def _local_names(node: ast.AST) -> set[str]:
+    """Names a function binds itself: its parameters and the names it assigns."""
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return set()
+    arguments = node.args
+    names = {
+        argument.arg
+        for argument in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+    }
+    names.update(a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None)
+    for statement in node.body:
+        for inner in ast.walk(statement):
+            if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store):
+                names.add(inner.id)
+    return names
 
 
 class EngineIndex:
@@ -167,6 +190,7 @@ class EngineIndex:
             relative = _relative(path)
             for statement in tree.body:
                 self._add_definition(module, relative, statement, prefix="")
+            self._add_module_level(module, relative, tree)
         self._names = {module: self._module_names(module) for module in self._modules}
         self.calls: dict[str, list[str]] = {key: [] for key in self.definitions}
         for key, definition in self.definitions.items():
@@ -186,6 +210,19 @@ class EngineIndex:
         if isinstance(statement, ast.ClassDef) and not prefix:
             for inner in statement.body:
                 self._add_definition(module, path, inner, prefix=f"{statement.name}.")
+
+    def _add_module_level(self, module: str, path: str, tree: ast.Module) -> None:
+        """The statements outside any definition (rule registrations such as
+        `defvjp(anp.add, lambda ...)`) count as one caller, named after the module."""
+        statements = [
+            statement for statement in tree.body
+            if not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        ]
+        if statements:
+            body = ast.Module(body=statements, type_ignores=[])
+            last = max(statement.end_lineno or statement.lineno for statement in statements)
+            key = f"{module}:{MODULE_LEVEL}"
+            self.definitions[key] = Definition(key, path, 1, last, body)
 
     def _module_names(self, module: str) -> dict[str, tuple[str, str]]:
         """Top-level names of `module`: name → ("def", key) | ("module", name) |
@@ -234,11 +271,14 @@ class EngineIndex:
     def _references(self, key: str, definition: Definition) -> list[str]:
         module, qualname = key.split(":", 1)
         owner_class = qualname.split(".")[0] if "." in qualname else None
+        local_names = _local_names(definition.node)
         found: list[str] = []
         for node in _referenced_nodes(definition.node):
             target: str | None = None
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                target = self.resolve(module, node.id)
+                # A parameter or local variable that happens to share a function's name
+                # (`trace`, `node`) is not a call of that function.
+                target = None if node.id in local_names else self.resolve(module, node.id)
             elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
                 base = node.value.id
                 alias = self._module_alias(module, base)

@@ -6,7 +6,7 @@ from ad_core.numpy import vjps
 from ad_core.numpy.jvps import broadcast
 from ad_core.numpy.vjps import unbroadcast, unbroadcast_f
 from ad_core.numpy.wrapper import metadata
-from bookkit import load_snippet_module, source_map
+from bookkit import engine_index, load_snippet_module, source_map
 
 helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
 
@@ -25,15 +25,18 @@ print(source_map([
     (grad, "scalar function → gradient function", "route 2 of the experiments"),
 ]))
 
-# The rule makers are lambdas passed to defvjp at module level, so no *function* calls
-# unbroadcast_f; count the registrations that do instead.
+# The rule makers are lambdas passed to defvjp at module level, so the "called by" column of
+# unbroadcast_f names the module, not a function; list the registrations behind that entry.
+index = engine_index()
+callers = [index.definitions[key].short_name for key in index.called_by[index.key_of(unbroadcast_f)]]
+assert callers == ["numpy.vjps (module level)"], callers
 registrations = helpers.rule_makers_calling(vjps, "unbroadcast_f")
 assert {"add", "subtract", "multiply"} <= set(registrations)
 shown = ", ".join(f"`{name}`" for name in registrations)
 print()
 print(
-    f"The \"called by\" column of `unbroadcast_f` is empty because its callers are not named "
-    f"functions: they are the VJP makers, lambdas registered with `defvjp` at the top level of "
-    f"`vjps.py`. Scanning those registrations finds {len(registrations)} primitives whose rules "
-    f"call `unbroadcast_f`: {shown}."
+    f"`unbroadcast_f` is called by `{callers[0]}`: its callers are not named functions but "
+    f"the VJP makers, lambdas registered with `defvjp` at the top level of `vjps.py`. "
+    f"Scanning those registrations finds {len(registrations)} primitives whose rules call "
+    f"`unbroadcast_f`: {shown}."
 )
