@@ -45,7 +45,6 @@ bench: $(INSTALLED)
 
 lint: $(INSTALLED)
 	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
 
 clean:
 	rm -rf $(VENV) node_modules $(VENDOR) site test-artifacts
