@@ -4,7 +4,7 @@ Snippets print what these functions return; every function is deterministic. See
 "bookkit" section of CONTRIBUTING.md for how chapters use it.
 """
 
-from .checks import Derivation, assert_shape_then_close
+from .checks import Derivation, assert_shape_then_close, central_differences
 from .engine_views import events_table, mermaid_graph
 from .figures import svg_figure
 from .formatting import (
@@ -23,6 +23,7 @@ from .source import engine_index, show_source, source_location, source_map
 __all__ = [
     "Derivation",
     "assert_shape_then_close",
+    "central_differences",
     "collapsible",
     "engine_index",
     "events_table",

@@ -32,6 +32,22 @@ def _compare(actual: Any, expected: Any, rtol: float, atol: float) -> None:
     np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol)
 
 
+
+def central_differences(fun: Callable[[np.ndarray], Any], x: Any, step: float = 1e-6) -> np.ndarray:
+    """The gradient of the scalar function `fun` at `x` by central differences, entry by entry:
+    `(fun(x + step e_i) - fun(x - step e_i)) / (2 step)`, in the shape of `x` (as float64).
+
+    The independent oracle the snippets check the engine against: it never calls the engine's
+    differentiation, only `fun`."""
+    x = np.asarray(x, dtype=float)
+    gradient = np.zeros_like(x)
+    for index in np.ndindex(x.shape):
+        shift = np.zeros_like(x)
+        shift[index] = step
+        gradient[index] = (fun(x + shift) - fun(x - shift)) / (2 * step)
+    return gradient
+
+
 class Derivation:
     """A displayed derivation whose every line is evaluated before it is shown.
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .formatting import fmt_shape
+from .formatting import fmt_shape, md_table
 
 ALPHABET = ".abcdefghijklmnopqrstuvwxyz"
 VOCAB_SIZE = len(ALPHABET)
@@ -539,6 +539,35 @@ def comparison_rows(comparisons: list[Comparison]) -> list[list[str]]:
             ]
         )
     return rows
+
+
+def comparison_table(comparisons: list[Comparison]) -> str:
+    """The hand-vs-engine Markdown table of `comparisons`, one row each (`comparison_rows`)."""
+    return md_table(
+        ["gradient", "shape", "shape check", "exact", "approximate", "max abs diff"],
+        comparison_rows(comparisons),
+        align=["left", "right", "center", "center", "center", "right"],
+    )
+
+
+def comparison_summary(comparisons: list[Comparison], engine: str | None = None) -> str:
+    """The sentence under a hand-vs-engine table: how many gradients there are, the tolerance
+    they agree to (`with `engine`` named when given), and which are equal bit for bit and which
+    only approximately. It states what the caller has asserted: every shape matches and every
+    gradient is approximately equal."""
+    exact = [c.name for c in comparisons if c.exact]
+    approximate_only = [c.name for c in comparisons if not c.exact]
+
+    def code_list(names: list[str]) -> str:
+        return ", ".join(f"`d{name}`" for name in names) if names else "none"
+
+    agree = f"agree with `{engine}` to" if engine else "agree to"
+    return (
+        f"All {len(comparisons)} gradients have the right shape and {agree} "
+        f"`rtol={APPROX_RTOL:g}, atol={APPROX_ATOL:g}`. "
+        f"Bit for bit equal: {len(exact)} ({code_list(exact)}). "
+        f"Equal only approximately: {len(approximate_only)} ({code_list(approximate_only)})."
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -9,10 +9,12 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+import re
 import textwrap
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from .formatting import md_table
@@ -65,6 +67,20 @@ def source_location(obj: Any) -> tuple[str, int, int]:
     return _relative(path), first, first + len(lines) - 1
 
 
+
+def source_line(obj: Any, pattern: str) -> tuple[str, int, str]:
+    """`(path relative to the repository, file line number, stripped text)` of the one line of
+    `obj`'s live source (as `source_location` delimits it) that the regular expression `pattern`
+    matches (`re.search`). For a table that points at the line implementing an idea: the number
+    is looked up, never typed. Raises `ValueError` unless exactly one line matches."""
+    path, first, last = source_location(obj)
+    lines = (REPO_ROOT / path).read_text(encoding="utf-8").splitlines()[first - 1 : last]
+    matches = [first + offset for offset, line in enumerate(lines) if re.search(pattern, line)]
+    if len(matches) != 1:
+        raise ValueError(f"{len(matches)} lines of {path} lines {first}-{last} match {pattern!r}, expected 1")
+    return path, matches[0], lines[matches[0] - first].strip()
+
+
 def _symbol_name(obj: Any) -> str:
     if isinstance(obj, str):
         return obj.split(":", 1)[-1]
@@ -94,6 +110,58 @@ def show_source(obj: Any, hl_lines: Iterable[int] = ()) -> str:
         options += ' hl_lines="' + " ".join(str(line - first + 1) for line in highlighted) + '"'
     caption = f"`{path}` · `{_symbol_name(obj)}` · lines {first}{_EN_DASH}{last}"
     return f"{caption}\n\n```python {options}\n{code}\n```\n"
+
+
+
+@dataclass(frozen=True)
+class RuleRegistration:
+    """One top-level `defvjp(<primitive>, ...)` statement of a rules module, as the file has it."""
+
+    path: str  # the rules module's file, relative to the repository
+    primitive: str  # as the statement spells it: "anp.exp"
+    first_line: int  # the file line number of `defvjp(`
+    lines: tuple[str, ...]  # the statement's lines, up to where its parentheses balance
+
+    @property
+    def text(self) -> str:
+        """The statement on one line (its lines joined by spaces), for checks on a rule's body."""
+        return " ".join(self.lines)
+
+
+def rule_registrations(module: ModuleType, primitives: Sequence[str]) -> list[RuleRegistration]:
+    """The `defvjp(<primitive>, ...)` statement of each of `primitives` in `module`'s live source,
+    in the order asked. A primitive is spelled as the module spells it (`"anp.exp"`); its
+    statement starts a line and continues on the next lines until the parentheses balance.
+    Raises `ValueError` unless each primitive is registered exactly once.
+    """
+    path = _relative(inspect.getsourcefile(module))
+    source_lines = inspect.getsource(module).splitlines()
+    found = []
+    for primitive in primitives:
+        starts = [
+            number
+            for number, line in enumerate(source_lines, start=1)
+            if line.startswith(f"defvjp({primitive},")
+        ]
+        if len(starts) != 1:
+            raise ValueError(f"{path} registers {primitive} {len(starts)} times, expected once")
+        first = starts[0]
+        block = [source_lines[first - 1]]
+        while sum(text.count("(") - text.count(")") for text in block) > 0:
+            block.append(source_lines[first - 1 + len(block)])
+        found.append(RuleRegistration(path, primitive, first, tuple(block)))
+    return found
+
+
+def rules_listing(registrations: Iterable[RuleRegistration]) -> str:
+    """A fenced python block of `registrations`, each line prefixed with its file line number
+    (right-aligned in four columns, then two spaces), in the order given."""
+    numbered = [
+        f"{rule.first_line + offset:>4}  {text}"
+        for rule in registrations
+        for offset, text in enumerate(rule.lines)
+    ]
+    return "\n".join(["```python", *numbered, "```"])
 
 
 # --- The engine's call index ----------------------------------------------------------------

@@ -6,8 +6,11 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterable, Mapping
 from html.parser import HTMLParser
 from pathlib import Path
+
+import numpy as np
 
 _SKIPPED_TAGS = {"script", "style", "template", "noscript"}
 _BLOCK_TAGS = {
@@ -102,17 +105,25 @@ def mkdocs_build(config: Path | None, site_dir: Path, cwd: Path = REPO_ROOT) -> 
     """Run `mkdocs build --strict` (with the project's `mkdocs.yml` when `config` is None) in a
     fresh interpreter, since markdown-exec keeps state between builds in one process, and
     return the finished process: `returncode`, and MkDocs' log in `stderr`."""
-    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site_dir)]
+    arguments = ["-m", "mkdocs", "build", "--strict", "-d", str(site_dir)]
     if config is not None:
-        command += ["-f", str(config)]
-    environment = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+        arguments += ["-f", str(config)]
+    return run_python(arguments, {"NO_MKDOCS_2_WARNING": "1"}, BUILD_TIMEOUT_SECONDS, cwd=cwd)
+
+
+def run_python(
+    arguments: list[str], environment: dict[str, str], timeout: float, cwd: Path = REPO_ROOT
+) -> subprocess.CompletedProcess:
+    """Run this interpreter (`sys.executable`) with `arguments` in a fresh process in `cwd`, with
+    the current environment plus `environment` and no bytecode written, and return the finished
+    process (`returncode`, and the text of `stdout` and `stderr`) whatever its exit code."""
     return subprocess.run(
-        command,
+        [sys.executable, *arguments],
         cwd=cwd,
         capture_output=True,
         text=True,
-        env=environment,
-        timeout=BUILD_TIMEOUT_SECONDS,
+        env={**os.environ, **environment, "PYTHONDONTWRITEBYTECODE": "1"},
+        timeout=timeout,
         check=False,
     )
 
@@ -166,3 +177,89 @@ def project_config_copy(
     child = target_dir / "mkdocs.yml"
     child.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return child
+
+
+def page_html(site: Path, page_url: str) -> str:
+    """The raw HTML of the built page at `page_url` (`"part1/tracing/"`, `""` for the home page),
+    for checks on markup that `page_text` drops (anchors, `<svg>`, `<details>`, classes)."""
+    path = Path(site) / page_url.strip("/") / "index.html"
+    if not path.is_file():
+        raise FileNotFoundError(f"no built page at {path}")
+    return path.read_text(encoding="utf-8")
+
+
+def shown(value: object) -> str:
+    """`bookkit.fmt_array(value)` as `page_text` shows it: runs of whitespace collapsed."""
+    from bookkit.formatting import fmt_array
+
+    return " ".join(fmt_array(value).split())
+
+
+def table_rows(text: str) -> list[list[str]]:
+    """The cells of every table row in a page's visible text (`page_text`), stripped, in order.
+
+    A row is a line that starts with `| `; the header row counts as a row too."""
+    return [
+        [cell.strip() for cell in line.strip().strip("|").split(" | ")]
+        for line in text.splitlines()
+        if line.strip().startswith("| ")
+    ]
+
+
+def row_starting_with(text: str, first_cell: str) -> str:
+    """The first table row of a page's visible text whose first cell is `first_cell`, as one
+    line (`| a | b | c |`); fails the calling test when there is none."""
+    rows = [line for line in text.splitlines() if line.startswith(f"| {first_cell} |")]
+    assert rows, f"no table row starts with {first_cell!r}"
+    return rows[0]
+
+
+def table_row_pattern(*cells: str) -> re.Pattern[str]:
+    """A pattern for a table row of a page's visible text that holds `cells` side by side, in
+    order (it may hold more cells before or after them). Whitespace inside a cell is folded to
+    one space, as `page_text` folds it; spaces around the `|` separators are optional."""
+    folded = (re.escape(" ".join(cell.split())) for cell in cells)
+    return re.compile(r"\|\s*" + r"\s*\|\s*".join(folded) + r"\s*(\||$)", re.MULTILINE)
+
+
+def assert_table_row(text: str, *cells: str) -> None:
+    """Fail unless a table row of the page text holds `cells` side by side (`table_row_pattern`)."""
+    folded = [" ".join(cell.split()) for cell in cells]
+    assert table_row_pattern(*cells).search(text), f"no table row {' | '.join(folded)} on the page"
+
+
+def assert_hand_vs_engine_rows(
+    text: str,
+    names: Iterable[str],
+    hand: Mapping[str, np.ndarray],
+    engine: Mapping[str, np.ndarray],
+    reference: Mapping[str, np.ndarray],
+    rtol: float = 1e-9,
+    atol: float = 1e-12,
+) -> None:
+    """Check a hand-vs-engine table (`bookkit.mlp_by_hand.comparison_table`) on a page's visible
+    text, one row `| d<name> | ...` per name: the row shows the hand-written gradient's shape;
+    that gradient agrees with `reference` (from an engine the book does not use) to `rtol` and
+    `atol`; the "exact" cell says whether it equals `engine`'s bit for bit; "approximate" says yes.
+    """
+    from bookkit.formatting import fmt_shape
+
+    for name in names:
+        row = row_starting_with(text, f"d{name}")
+        assert fmt_shape(hand[name].shape) in row, row
+        # The hand-written gradient is right by an engine the book does not use...
+        np.testing.assert_allclose(hand[name], reference[name], rtol=rtol, atol=atol, err_msg=name)
+        # ...and the page reports what the comparison with ad_core found.
+        cells = row.split(" | ")
+        exact = np.array_equal(hand[name], engine[name])
+        assert cells[3].strip() == ("yes" if exact else "no"), row
+        assert cells[4].strip() == "yes", row
+
+
+def array_from_cell(cell: str) -> np.ndarray:
+    """The 1-D float array a table cell shows as `fmt_array_inline` prints it (`[1. 2.5 -3.]`),
+    for comparing a shown vector with a recomputed one within the printed precision."""
+    inner = cell.strip().strip("`")
+    if not (inner.startswith("[") and inner.endswith("]")):
+        raise ValueError(f"not an array cell: {cell!r}")
+    return np.array([float(value) for value in inner[1:-1].split()], dtype=float)

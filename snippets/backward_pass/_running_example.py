@@ -1,4 +1,5 @@
-"""The running example of Part I, shared by this chapter's snippets (not shown on the page)."""
+"""The running example of Part I, shared by the snippets of this chapter and of "Linear maps"
+(not shown on the page)."""
 
 from typing import Any
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import inspect
-import re
 import textwrap
 from collections.abc import Sequence
 from typing import Any
@@ -16,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ad_core.inspect import Event
-from bookkit import fmt_array_inline, fmt_shape, md_table, source_location
+from bookkit import fmt_array_inline, fmt_shape, md_table
 
 # The chapter's two running examples, taken from the seed article.
 SCALAR_X = np.array([1.0, 2.0, 3.0])
@@ -157,17 +156,6 @@ def text_block(message: str, width: int = 78) -> str:
     return "```text\n" + "\n".join(wrapped) + "\n```"
 
 
-def line_of(obj: Any, pattern: str) -> tuple[str, int, str]:
-    """(file, line number, line text) of the first line of `obj`'s live source matching the
-    regular expression `pattern`."""
-    path, first, _last = source_location(obj)
-    lines = inspect.getsource(obj).splitlines()
-    matches = [offset for offset, line in enumerate(lines) if re.search(pattern, line)]
-    if not matches:
-        raise AssertionError(f"no line of {obj.__name__} matches {pattern!r}")
-    return path, first + matches[0], lines[matches[0]].strip()
-
-
 def rule_makers_calling(module: Any, helper_name: str) -> list[str]:
     """Primitives whose `defvjp(...)` registration at the top level of `module` passes a maker
     that calls `helper_name` (these makers are lambdas, so no function "calls" the helper)."""
@@ -186,13 +174,3 @@ def rule_makers_calling(module: Any, helper_name: str) -> list[str]:
             primitives.append(ast.unparse(call.args[0]).removeprefix("anp."))
     return primitives
 
-
-def finite_difference_gradient(fun, x: Any, step: float = 1e-6) -> np.ndarray:
-    """Central differences of a scalar function: the independent oracle for every gradient."""
-    x = np.asarray(x, dtype=float)
-    gradient = np.zeros_like(x)
-    for index in np.ndindex(x.shape):
-        shift = np.zeros_like(x)
-        shift[index] = step
-        gradient[index] = (fun(x + shift) - fun(x - shift)) / (2 * step)
-    return gradient

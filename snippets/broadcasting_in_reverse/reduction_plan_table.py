@@ -6,6 +6,7 @@ import ad_core.numpy as anp
 from ad_core import grad
 from ad_core.inspect import record
 from bookkit import assert_shape_then_close, fmt_shape, load_snippet_module, md_table
+from bookkit.checks import central_differences
 
 helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
 
@@ -37,7 +38,7 @@ for data_shape, bias_shape in cases:
     assert keepdims == [axis for axis, size in enumerate(bias_shape) if size == 1]
     copies = int(np.prod(data_shape)) // int(np.prod(bias_shape, dtype=int))
     assert_shape_then_close(np.asarray(gradient), np.full(bias_shape, float(copies)))
-    fd = helpers.finite_difference_gradient(lambda b, data=data: np.sum(data + b), bias)
+    fd = central_differences(lambda b, data=data: np.sum(data + b), bias)
     assert_shape_then_close(np.asarray(gradient), fd, rtol=1e-8)
     rows.append([
         helpers.shape_cell(bias_shape),

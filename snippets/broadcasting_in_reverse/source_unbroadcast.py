@@ -3,18 +3,17 @@
 import inspect
 
 from ad_core.numpy.vjps import unbroadcast
-from bookkit import load_snippet_module, show_source
-
-helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
+from bookkit import show_source
+from bookkit.source import source_line
 
 # The stage lines are found in the live source, never typed as numbers.
-path, leading_line, _ = helpers.line_of(unbroadcast, r"x = anp\.sum\(x, axis=broadcast_idx\)")
-_, keepdims_line, _ = helpers.line_of(unbroadcast, r"anp\.sum\(x, axis=axis, keepdims=True\)")
-_, real_line, _ = helpers.line_of(unbroadcast, r"x = anp\.real\(x\)")
+path, leading_line, _ = source_line(unbroadcast, r"x = anp\.sum\(x, axis=broadcast_idx\)")
+_, keepdims_line, _ = source_line(unbroadcast, r"anp\.sum\(x, axis=axis, keepdims=True\)")
+_, real_line, _ = source_line(unbroadcast, r"x = anp\.real\(x\)")
 assert leading_line < keepdims_line < real_line
 
 # An early `return x` before the first stage is a shortcut for the common, unbroadcast case.
-_, first_line, _ = helpers.line_of(unbroadcast, r"def unbroadcast")
+_, first_line, _ = source_line(unbroadcast, r"def unbroadcast")
 body = inspect.getsource(unbroadcast).splitlines()
 early_returns = [first_line + offset for offset, line in enumerate(body)
                  if line.strip().startswith("return x") and first_line + offset < leading_line]

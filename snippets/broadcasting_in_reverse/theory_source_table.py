@@ -3,9 +3,8 @@
 from ad_core.core import backward_pass
 from ad_core.numpy.jvps import broadcast
 from ad_core.numpy.vjps import grad_sum, unbroadcast, unbroadcast_f
-from bookkit import load_snippet_module, md_table
-
-helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
+from bookkit import md_table
+from bookkit.source import source_line
 
 # (idea, object, a pattern for the line that implements it): line and text are looked up.
 ideas = [
@@ -27,7 +26,7 @@ ideas = [
 
 rows = []
 for idea, obj, pattern in ideas:
-    path, line, text = helpers.line_of(obj, pattern)
+    path, line, text = source_line(obj, pattern)
     rows.append([idea, f"`{obj.__name__}`", f"`{path}:{line}`", f"`{text}`"])
 
 print(md_table(["idea", "symbol", "file:line", "code"], rows))

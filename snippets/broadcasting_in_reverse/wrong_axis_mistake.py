@@ -7,6 +7,7 @@ from ad_core import grad
 from ad_core.extend import defvjp, primitive
 from ad_core.test_util import check_grads
 from bookkit import assert_shape_then_close, fmt_shape, load_snippet_module, md_table
+from bookkit.checks import central_differences
 
 helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
 
@@ -63,7 +64,7 @@ def weighted_loss_right(b):
 
 wrong_square = grad(weighted_loss_wrong)(b)
 right_square = grad(weighted_loss_right)(b)
-fd_square = helpers.finite_difference_gradient(
+fd_square = central_differences(
     lambda b: np.sum(weights * (square + b)), b)
 assert wrong_square.shape == right_square.shape == fd_square.shape
 assert_shape_then_close(right_square, fd_square, rtol=1e-8)

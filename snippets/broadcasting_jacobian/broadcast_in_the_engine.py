@@ -1,11 +1,12 @@
 """Where the broadcast Jacobian's transpose lives in ad_core: source map, listing, theory ↔ source."""
 
-import inspect
+import re
 
 from ad_core.core import backward_pass
 from ad_core.extend import unbroadcast, unbroadcast_f
 from ad_core.numpy.wrapper import metadata
 from bookkit import md_table, show_source, source_location, source_map
+from bookkit.source import source_line
 
 print(
     source_map(
@@ -39,11 +40,8 @@ def where(obj, starting_with: str | None = None) -> str:
     path, first, last = source_location(obj)
     if starting_with is None:
         return f"`{path}` lines {first} to {last}"
-    lines, start = inspect.getsourcelines(obj)
-    assert start == first
-    matches = [first + i for i, line in enumerate(lines) if line.strip().startswith(starting_with)]
-    assert len(matches) == 1, (starting_with, matches)
-    return f"`{path}` line {matches[0]}"
+    _, line, _ = source_line(obj, r"^\s*" + re.escape(starting_with))
+    return f"`{path}` line {line}"
 
 
 print(

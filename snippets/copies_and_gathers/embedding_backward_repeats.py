@@ -4,7 +4,7 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
-from bookkit import assert_shape_then_close, fmt_array, md_table
+from bookkit import assert_shape_then_close, central_differences, fmt_array, md_table
 
 vocab, width = 5, 3
 tokens = np.array([2, 4, 2, 0, 2, 4])  # token 2 appears three times, token 4 twice
@@ -28,17 +28,7 @@ np.add.at(gradient_add_at, tokens, upstream)  # unbuffered: every occurrence is 
 gradient_engine = grad(loss)(embedding)
 
 
-def central_differences(function, x: np.ndarray, step: float = 1e-6) -> np.ndarray:
-    """The oracle: perturb each entry both ways."""
-    result = np.zeros_like(x)
-    for position in np.ndindex(x.shape):
-        shift = np.zeros_like(x)
-        shift[position] = step
-        result[position] = (function(x + shift) - function(x - shift)) / (2 * step)
-    return result
-
-
-gradient_numeric = central_differences(lambda t: float(loss(t)), embedding)
+gradient_numeric = central_differences(lambda t: float(loss(t)), embedding)  # the oracle
 assert_shape_then_close(gradient_add_at, gradient_engine)
 assert_shape_then_close(gradient_engine, gradient_numeric, rtol=1e-6, atol=1e-8)
 

@@ -193,6 +193,134 @@ TERMS = [
     Term("data parallel", "数据并行",
          "Training with the batch split across workers, each holding a full model copy, with "
          "gradients combined by an all-reduce.", "part2/broadcasting-jacobian.md"),
+    Term("reduction", "归约",
+         "An operation that combines the entries of an array along some axes into fewer entries "
+         "(sum, mean, max); its VJP sends the cotangent back over those axes.",
+         "part1/broadcasting-in-reverse.md"),
+    Term("transpose (of a linear map)", "转置",
+         "The linear map J^T defined by ⟨J v, u⟩ = ⟨v, J^T u⟩ for all v and u; a VJP applies the "
+         "transpose of a primitive's derivative, which is in general a different function.",
+         "part1/vjp-rules.md"),
+    Term("metadata (of an input)", "元数据",
+         "The shape, number of dimensions, dtype and complexness of a rule's target, captured in "
+         "the forward pass so the backward closure can return that space without keeping the "
+         "array.", "part1/broadcasting-in-reverse.md"),
+    Term("contribution", "贡献",
+         "What one VJP call sends back along one edge to a parent; the parent's cotangent is the "
+         "sum of all its contributions.", "part1/fan-out.md"),
+    Term("leading axis", "前导轴",
+         "An axis at the front of a shape; broadcasting aligns shapes from the right and adds "
+         "missing leading axes, which unbroadcast sums away.", "part1/broadcasting-in-reverse.md"),
+    Term("size-1 axis", "长度为 1 的轴",
+         "An axis of length 1 that broadcasting stretches to the other operand's length; its "
+         "cotangent is summed with keepdims, so the axis stays.",
+         "part1/broadcasting-in-reverse.md"),
+    Term("shape contract", "形状契约",
+         "The rule that a cotangent has exactly the shape of its value; backward_pass checks it "
+         "after every VJP call and names the rule that breaks it.", "part1/backward-pass.md"),
+    Term("state snapshot", "状态快照",
+         "A table recorded from the engine while it runs an example: at each step, the point of "
+         "execution, the object involved, its value and its shape.",
+         "part1/broadcasting-in-reverse.md"),
+    Term("call timeline", "调用时序",
+         "The ordered sequence of calls and recorder events (forward, visit, vjp, accumulate) the "
+         "engine goes through for one computation.", "part1/backward-pass.md"),
+    Term("source map", "源码映射表",
+         "A table computed from the engine's code that lists, for each function a chapter reads, "
+         "its file, lines, callers, callees and role.", "part1/overview.md"),
+    Term("holomorphic function", "全纯函数",
+         "A function of a complex variable that is complex-differentiable, so its derivative "
+         "f'(z) is a single complex number; holomorphic_grad computes it.",
+         "reference/api.md"),
+    Term("tie (in max/min)", "并列",
+         "Several entries that attain the same maximum (or minimum); there max is not "
+         "differentiable, and the engine's rule shares the cotangent equally among them.",
+         "part3/loss-output-tanh.md"),
+    Term("oracle (reference implementation)", "参照实现",
+         "An independent way to compute the expected result, such as finite differences or "
+         "another library, against which an answer is checked.", "part1/checking-gradients.md"),
+    Term("property-based test", "基于性质的测试",
+         "A test that asserts an identity, such as ⟨u, J v⟩ = ⟨J^T u, v⟩, on many generated "
+         "inputs and shapes instead of a few hand-picked ones.", "part1/checking-gradients.md"),
+    Term("higher-order derivative", "高阶导数",
+         "A derivative of a derivative, such as the Hessian; the engine gets one by "
+         "differentiating a traced gradient.", "part1/higher-order.md"),
+    Term("shape alignment rule", "维度对齐法则",
+         "The gradient of a matrix-product factor has that factor's shape and is the upstream "
+         "gradient times the other factor, transposed so that the inner sizes match.",
+         "part2/matmul.md"),
+    Term("expand vs repeat", "视图扩展与复制",
+         "Two ways to enlarge a tensor: expand (np.broadcast_to) returns a stride-0 view, repeat "
+         "(np.repeat, np.tile) copies memory; their gradients are equal.",
+         "part2/copies-and-gathers.md"),
+    Term("minibatch", "小批量",
+         "A small random subset of the training examples, used for one gradient step; the loss "
+         "averages over its rows.", "part3/loss-output-tanh.md"),
+    Term("Bessel's correction", "贝塞尔校正",
+         "Dividing a sample variance by n - 1 instead of n, which makes it an unbiased estimate "
+         "of the population variance.", "part3/batchnorm-embedding.md"),
+    Term("one-hot", "独热编码",
+         "A vector of zeros with a single 1 at a class's index; the cross-entropy gradient with "
+         "respect to the logits is the probabilities minus the one-hot label.",
+         "part3/loss-output-tanh.md"),
+    Term("running statistics", "滑动统计量",
+         "Estimates of the mean and variance that a BatchNorm layer updates as moving averages "
+         "during training, for use at inference.", "part3/batchnorm-embedding.md"),
+    Term("BatchNorm calibration", "批归一化统计量校准",
+         "Computing BatchNorm's mean and variance once over the whole training set after "
+         "training, so that inference no longer depends on the batch.",
+         "part3/batchnorm-embedding.md"),
+    Term("context window", "上下文窗口",
+         "The fixed number of preceding characters (tokens) a language model reads to predict "
+         "the next one.", "part3/batchnorm-embedding.md"),
+    Term("intermediate tensor", "中间张量",
+         "A tensor the forward pass computes between the inputs and the loss; a hand-written "
+         "backward pass gives each one a gradient of its own shape.",
+         "part3/loss-output-tanh.md"),
+    Term("bit-for-bit equality", "位级一致",
+         "Two floating-point results that agree in every bit, which happens when both perform "
+         "the same operations in the same order.", "part1/checking-gradients.md"),
+    Term("label smoothing", "标签平滑",
+         "Training against a target that moves a little probability from the correct class to "
+         "the others, so the target row is no longer one-hot.", "part3/loss-output-tanh.md"),
+    Term("cosine similarity", "余弦相似度",
+         "⟨a, b⟩ / (‖a‖ ‖b‖), the cosine of the angle between two vectors: 1 for the same "
+         "direction, 0 for orthogonal ones.", "part3/loss-output-tanh.md"),
+    Term("evaluation trace", "求值轨迹",
+         "The sequence of primitive operations a program actually ran on given inputs, each "
+         "writing one intermediate value.", "part1/linear-maps.md"),
+    Term("trace level", "追踪层级",
+         "The integer a differentiation's trace gets from the trace stack; nested "
+         "differentiations get higher levels, and a primitive unboxes only the highest.",
+         "part1/higher-order.md"),
+    Term("seed (the output's first cotangent)", "种子",
+         "The cotangent a backward pass starts from at the output: 1.0 for a scalar loss in "
+         "grad, any array of the output's shape in a VJP.", "part1/backward-pass.md"),
+    Term("pass (forward or backward)", "遍",
+         "One sweep over the program: a forward pass runs it (carrying tangents in forward "
+         "mode); a backward pass walks the graph from the output to the inputs.",
+         "part1/linear-maps.md"),
+    Term("VJP closure", "VJP 闭包",
+         "The function vjp(g) that a VJP rule's maker returns at trace time, holding the forward "
+         "values it needs; the backward pass calls it with the node's cotangent.",
+         "part1/vjp-rules.md"),
+    Term("path (in a graph)", "路径",
+         "A chain of edges from one node to another; the chain rule sums over all paths, and the "
+         "backward pass computes that sum with one VJP call per edge.",
+         "part1/backward-pass.md"),
+    Term("aliasing", "别名",
+         "Two references to the same array buffer, so that writing through one changes what the "
+         "other holds.", "part1/fan-out.md"),
+    Term("in-place update", "原地更新",
+         "Writing a result into an existing array (a += b) instead of creating a new one; unsafe "
+         "when that array is aliased.", "part1/fan-out.md"),
+    Term("piecewise-constant function", "分段常数函数",
+         "A function that is constant between jumps, such as floor, sign or argmax; its "
+         "derivative is zero wherever it exists.", "part1/tracing.md"),
+    Term("Kahn's algorithm", "Kahn 算法",
+         "A topological sort that keeps, for each node, a count of the nodes it still waits for "
+         "and releases it when the count reaches zero; toposort runs it from the output.",
+         "part1/backward-pass.md"),
 ]
 
 

@@ -4,20 +4,12 @@ at (2, 5), read from the engine's reverse-mode events (visit, vjp, accumulate)."
 import numpy as np
 
 from ad_core import grad
-from ad_core import numpy as anp
 from ad_core.inspect import record
-from bookkit import fmt_array, latex_matrix, md_table
+from bookkit import fmt_array, latex_matrix, load_snippet_module, md_table
 
-
-def f(x):
-    x1, x2 = x[0], x[1]
-    v1 = anp.log(x1)
-    v2 = x1 * x2
-    v3 = anp.sin(x2)
-    v4 = v1 + v2
-    v5 = v4 - v3
-    return v5
-
+# The running example of Part I: the same f as in the forward trace above, one primitive a line.
+example = load_snippet_module("snippets/backward_pass/_running_example.py")
+f = example.f
 
 # --8<-- [start:reverse]
 point = np.array([2.0, 5.0])
@@ -26,9 +18,7 @@ with record() as recording:
 # --8<-- [end:reverse]
 
 forward_events = recording.of_kind("forward")
-names = {event.node: f"v_{{{position - 1}}}" for position, event in enumerate(forward_events)}
-root_id = forward_events[0].detail["parents"][0]
-names[root_id] = "x"
+names = example.baydin_names(forward_events)  # node id -> "x", "v_{-1}", "v_{0}", "v_{1}", ...
 primitive_of = {event.node: event.primitive for event in forward_events}
 parents_of = {event.node: event.detail["parents"] for event in forward_events}
 
@@ -84,8 +74,7 @@ for event in recording.events:
         )
 
 # Check the engine's final adjoints against the hand-derived partial derivatives.
-x1, x2 = point
-expected = np.array([1 / x1 + x2, x1 - np.cos(x2)])
+expected = example.closed_form_gradient(point)  # [1 / x1 + x2, x1 - cos x2]
 assert gradient.shape == point.shape
 assert np.allclose(gradient, expected, rtol=1e-14, atol=0)
 step = 1e-6

@@ -1,9 +1,10 @@
 """Where matrix products are differentiated in ad_core."""
 
-import inspect
+import re
 
 from ad_core.numpy import vjps, wrapper
-from bookkit import md_table, show_source, source_location, source_map
+from bookkit import md_table, show_source, source_map
+from bookkit.source import source_line
 
 print(
     source_map(
@@ -26,12 +27,8 @@ print()
 
 def line_of(obj, text: str) -> str:
     """The file line inside `obj` whose code contains `text` (exactly one)."""
-    path, first, _ = source_location(obj)
-    lines, start = inspect.getsourcelines(obj)
-    assert start == first
-    hits = [start + i for i, line in enumerate(lines) if text in line]
-    assert len(hits) == 1, (text, hits)
-    return f"`{path}` line {hits[0]}"
+    path, line, _ = source_line(obj, re.escape(text))
+    return f"`{path}` line {line}"
 
 
 print(

@@ -58,3 +58,16 @@ def test_derivation_inputs_are_seeded() -> None:
     derivation.render(trials=2)
     np.testing.assert_array_equal(seen[0], seen[2])
     assert not np.array_equal(seen[0], seen[1])
+
+
+def test_central_differences_is_the_gradient_in_the_shape_of_x() -> None:
+    from bookkit import central_differences
+
+    x = np.array([[1.0, -2.0, 0.5], [3.0, 0.0, -1.0]])
+    gradient = central_differences(lambda v: float(np.sum(v**3)), x)
+    assert gradient.shape == x.shape and gradient.dtype == np.float64
+    np.testing.assert_allclose(gradient, 3 * x**2, rtol=1e-8, atol=1e-8)
+    # Integer input is taken as float, so a step of 1e-6 is not rounded away.
+    np.testing.assert_allclose(central_differences(lambda v: float(v @ v), np.array([1, 2])), [2.0, 4.0])
+    with pytest.raises(AssertionError):
+        np.testing.assert_allclose(central_differences(np.sum, x), 2 * x)

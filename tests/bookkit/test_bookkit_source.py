@@ -81,3 +81,50 @@ def test_source_map_accepts_index_keys_and_rejects_unknown_objects() -> None:
         source_map([("ad_core.tracer:no_such_function", "x", "y")])
     with pytest.raises(TypeError):
         source_map([(len, "x", "y")])
+
+
+def test_rule_registrations_read_each_defvjp_statement_whole_and_in_order() -> None:
+    import ad_core.numpy as anp
+    from bookkit.source import rule_registrations
+
+    rules_module = inspect.getmodule(anp.exp.vjps[0])
+    file_lines = inspect.getsource(rules_module).splitlines()
+    rules = rule_registrations(rules_module, ["anp.multiply", "anp.exp"])
+    assert [rule.primitive for rule in rules] == ["anp.multiply", "anp.exp"]
+    for rule in rules:
+        assert rule.path == source_location(anp.exp.vjps[0])[0]
+        assert file_lines[rule.first_line - 1] == rule.lines[0]
+        assert rule.lines[0].startswith(f"defvjp({rule.primitive},")
+        statement = "\n".join(rule.lines)
+        assert statement.count("(") == statement.count(")")
+        assert list(rule.lines) == file_lines[rule.first_line - 1 : rule.first_line - 1 + len(rule.lines)]
+        assert rule.text == " ".join(rule.lines)
+    with pytest.raises(ValueError, match=r"anp\.not_a_primitive 0 times"):
+        rule_registrations(rules_module, ["anp.not_a_primitive"])
+
+
+def test_rules_listing_numbers_lines_with_the_file_line_numbers() -> None:
+    from bookkit.source import RuleRegistration, rules_listing
+
+    rules = [
+        RuleRegistration("m.py", "anp.f", 7, ("defvjp(anp.f,", "       g)")),
+        RuleRegistration("m.py", "anp.h", 120, ("defvjp(anp.h, k)",)),
+    ]
+    assert rules_listing(rules) == (
+        "```python\n   7  defvjp(anp.f,\n   8         g)\n 120  defvjp(anp.h, k)\n```"
+    )
+
+
+def test_source_line_finds_the_one_matching_line_of_the_live_source() -> None:
+    from bookkit.source import source_line
+
+    path, line, text = source_line(core.backward_pass, r"^def backward_pass\(")
+    file_lines = (REPO_ROOT / path).read_text(encoding="utf-8").splitlines()
+    assert path == "ad_core/core.py" and text.startswith("def backward_pass(")
+    assert file_lines[line - 1].strip() == text
+    _, first, last = source_location(core.backward_pass)
+    assert first <= line <= last
+    with pytest.raises(ValueError, match="0 lines"):
+        source_line(core.backward_pass, "no such code here")
+    with pytest.raises(ValueError, match="expected 1"):
+        source_line(core.backward_pass, r"\w")  # every non-blank line matches

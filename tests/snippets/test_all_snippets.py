@@ -10,11 +10,12 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+
+from bookkit.testing import run_python
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SNIPPETS_DIR = REPO_ROOT / "snippets"
@@ -32,16 +33,7 @@ def _relative(path: Path) -> str:
 
 
 def _run(path: Path, hash_seed: int) -> subprocess.CompletedProcess:
-    environment = {**os.environ, "PYTHONHASHSEED": str(hash_seed), "PYTHONDONTWRITEBYTECODE": "1"}
-    return subprocess.run(
-        [sys.executable, _relative(path)],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        env=environment,
-        timeout=SNIPPET_TIMEOUT_SECONDS,
-        check=False,
-    )
+    return run_python([_relative(path)], {"PYTHONHASHSEED": str(hash_seed)}, SNIPPET_TIMEOUT_SECONDS)
 
 
 @pytest.fixture(scope="session")

@@ -3,8 +3,6 @@ produces; expected values come from the engine's own toposort, HIPS/autograd and
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import autograd
 import autograd.numpy as np_ag
 import numpy as np
@@ -13,14 +11,7 @@ import pytest
 import ad_core.numpy as anp
 from ad_core.core import VJPNode
 from ad_core.tracer import toposort, trace
-from bookkit import fmt_array
-from bookkit.testing import page_text
-
-
-def shown(value) -> str:
-    """`fmt_array` text as `page_text` shows it: runs of whitespace collapsed."""
-    return " ".join(fmt_array(value).split())
-
+from bookkit.testing import shown
 
 PAGE = "part1/backward-pass/"
 POINT = np.array([2.0, 5.0])
@@ -32,11 +23,6 @@ def f(x):
     v2 = x1 * x2
     v3 = anp.sin(x2)
     return (v1 + v2) - v3
-
-
-@pytest.fixture(scope="module")
-def text(built_site: Path) -> str:
-    return page_text(built_site, PAGE)
 
 
 def test_no_traceback(text: str) -> None:

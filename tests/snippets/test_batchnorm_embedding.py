@@ -6,28 +6,15 @@ repeated here to check that it is deterministic and that the page prints its res
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import autograd
 import autograd.numpy as agnp
 import numpy as np
 import pytest
 
-from bookkit import fmt_shape
 from bookkit import mlp_by_hand as model
-from bookkit.testing import page_text
+from bookkit.testing import assert_hand_vs_engine_rows, row_starting_with
 
 PAGE = "part3/batchnorm-embedding/"
-
-
-@pytest.fixture(scope="module")
-def text(built_site: Path) -> str:
-    return page_text(built_site, PAGE)
-
-
-@pytest.fixture(scope="module")
-def html(built_site: Path) -> str:
-    return (built_site / PAGE / "index.html").read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -42,20 +29,8 @@ def autograd_gradients(example) -> dict[str, np.ndarray]:
     )
 
 
-def row_of(text: str, first_cell: str) -> str:
-    rows = [line for line in text.splitlines() if line.startswith(f"| {first_cell} |")]
-    assert rows, f"no table row starts with {first_cell!r}"
-    return rows[0]
-
-
 def test_comparison_table_has_one_correct_row_per_tensor(text: str, example, autograd_gradients) -> None:
-    for name in model.HPREACT_TO_INPUT:
-        hand = example.hand[name]
-        row = row_of(text, f"d{name}")
-        assert fmt_shape(hand.shape) in row
-        np.testing.assert_allclose(hand, autograd_gradients[name], rtol=1e-9, atol=1e-12)
-        exact = np.array_equal(hand, example.engine[name])
-        assert row.split(" | ")[3].strip() == ("yes" if exact else "no"), row
+    assert_hand_vs_engine_rows(text, model.HPREACT_TO_INPUT, example.hand, example.engine, autograd_gradients)
 
 
 def test_fused_batchnorm_is_close_but_not_identical(text: str, example, autograd_gradients) -> None:
@@ -65,7 +40,7 @@ def test_fused_batchnorm_is_close_but_not_identical(text: str, example, autograd
     )
     np.testing.assert_allclose(fused, autograd_gradients["hprebn"], rtol=1e-9, atol=1e-15)
     differing = int(np.count_nonzero(fused != example.hand["hprebn"]))
-    assert f"{differing} of {fused.size}" in row_of(text, "step by step (by hand)")
+    assert f"{differing} of {fused.size}" in row_starting_with(text, "step by step (by hand)")
 
 
 def test_embedding_gradient_matches_central_differences(example) -> None:
@@ -131,7 +106,7 @@ def test_calibrated_statistics_and_samples_are_on_the_page(text: str) -> None:
     np.testing.assert_allclose(bnmean, hprebn.mean(0, keepdims=True), rtol=1e-12)
     np.testing.assert_allclose(bnvar, hprebn.var(0, ddof=1, keepdims=True), rtol=1e-12)
     val = model.evaluate_loss(run.params, splits.Xva, splits.Yva, bnmean, bnvar)
-    assert f"{val:.4f}" in row_of(text, "calibrated on the training set")
+    assert f"{val:.4f}" in row_starting_with(text, "calibrated on the training set")
     for sample in model.sample_names(run.params, bnmean, bnvar, count=20, seed=11):
         assert sample in text
 

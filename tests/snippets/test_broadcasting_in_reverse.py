@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import inspect
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,33 +20,12 @@ from ad_core.numpy.vjps import unbroadcast
 from ad_core.numpy.wrapper import metadata
 from ad_core.test_util import check_grads
 from bookkit import fmt_array_inline, fmt_shape, latex_matrix, source_location
-from bookkit.testing import page_text
+from bookkit.testing import assert_table_row
 
 PAGE = "part1/broadcasting-in-reverse/"
 SCALAR_X = np.array([1.0, 2.0, 3.0])
 MATRIX = np.arange(6.0).reshape(2, 3)
 VECTOR_BIAS = np.array([10.0, 20.0, 30.0])
-
-
-@pytest.fixture(scope="module")
-def text(built_site: Path) -> str:
-    return page_text(built_site, PAGE)
-
-
-@pytest.fixture(scope="module")
-def html(built_site: Path) -> str:
-    return (built_site / PAGE / "index.html").read_text(encoding="utf-8")
-
-
-def table_row(*cells: str) -> re.Pattern[str]:
-    """A table row of the page text (`| a | b |`), cells in order, whitespace-tolerant."""
-    return re.compile(
-        r"\|\s*" + r"\s*\|\s*".join(re.escape(cell) for cell in cells) + r"\s*(\||$)", re.MULTILINE
-    )
-
-
-def assert_row(text: str, *cells: str) -> None:
-    assert table_row(*cells).search(text), f"no table row {' | '.join(cells)} on the page"
 
 
 def f(value) -> str:
@@ -63,15 +41,15 @@ def test_scalar_bias_experiment(text: str) -> None:
     b = 2.0
     gradient = grad(lambda b: anp.sum(SCALAR_X + b))(b)
     assert np.shape(gradient) == ()
-    assert_row(text, "y = x + b", f(SCALAR_X + b), fmt_shape(SCALAR_X.shape))
-    assert_row(text, "dL/db", f(gradient), fmt_shape(np.shape(gradient)))
+    assert_table_row(text, "y = x + b", f(SCALAR_X + b), fmt_shape(SCALAR_X.shape))
+    assert_table_row(text, "dL/db", f(gradient), fmt_shape(np.shape(gradient)))
     assert f"The gradient is {f(gradient)}" in text
 
 
 def test_vector_bias_experiment(text: str) -> None:
     gradient = grad(lambda b: anp.sum(MATRIX + b))(VECTOR_BIAS)
-    assert_row(text, "output = matrix + b", f(MATRIX + VECTOR_BIAS), fmt_shape(MATRIX.shape))
-    assert_row(text, "dL/db", f(gradient), fmt_shape(VECTOR_BIAS.shape))
+    assert_table_row(text, "output = matrix + b", f(MATRIX + VECTOR_BIAS), fmt_shape(MATRIX.shape))
+    assert_table_row(text, "dL/db", f(gradient), fmt_shape(VECTOR_BIAS.shape))
 
 
 def test_broadcast_matrices_and_derivation(text: str) -> None:
@@ -92,7 +70,7 @@ def test_reduction_plan_rows(text: str) -> None:
     ]:
         data = np.ones(data_shape)
         gradient = grad(lambda b, data=data: anp.sum(data + b))(np.zeros(bias_shape))
-        assert_row(
+        assert_table_row(
             text,
             fmt_shape(bias_shape),
             fmt_shape(data_shape),
@@ -106,7 +84,7 @@ def test_reduction_plan_rows(text: str) -> None:
 def test_metadata_table(text: str) -> None:
     for target in [2.0, VECTOR_BIAS, VECTOR_BIAS.reshape(1, 3)]:
         shape, ndim, dtype, iscomplex = metadata(target)
-        assert_row(text, fmt_shape(shape), str(ndim), str(dtype), str(iscomplex))
+        assert_table_row(text, fmt_shape(shape), str(ndim), str(dtype), str(iscomplex))
 
 
 def _stages(bias, data) -> list[tuple[str, str, str]]:
@@ -128,7 +106,7 @@ def test_state_snapshot_tables(text: str, bias, data) -> None:
     stages = _stages(bias, data)
     assert stages[0][0] == "enter"
     for stage, value, shape_ndim in stages:
-        assert_row(text, f"unbroadcast {stage} → x", value, shape_ndim)
+        assert_table_row(text, f"unbroadcast {stage} → x", value, shape_ndim)
 
 
 def test_two_routes_agree(text: str) -> None:
@@ -137,7 +115,7 @@ def test_two_routes_agree(text: str) -> None:
         from_vjp = vjp(np.ones_like(output))
         from_grad = grad(lambda b, data=data: anp.sum(data + b))(bias)
         assert f(from_vjp) == f(from_grad)
-        assert_row(
+        assert_table_row(
             text,
             fmt_shape(np.shape(bias)),
             f(np.ones_like(output)),
@@ -176,8 +154,8 @@ def test_complex_to_real(text: str) -> None:
     gradient = grad(lambda b: anp.sum(anp.abs(z + b) ** 2))(0.5)
     assert not np.iscomplexobj(gradient)
     dropped = np.sum(2 * np.conj(z + 0.5)).imag  # the imaginary part of the summed cotangent
-    assert_row(text, "dL/db from the engine", f(gradient))
-    assert_row(text, "imaginary part dropped by the real stage", f(dropped))
+    assert_table_row(text, "dL/db from the engine", f(gradient))
+    assert_table_row(text, "imaginary part dropped by the real stage", f(dropped))
     assert "unbroadcast real → x" in text
 
 
@@ -185,14 +163,14 @@ def test_fan_out_versus_unbroadcast(text: str) -> None:
     once = grad(lambda b: anp.sum(MATRIX + b))(VECTOR_BIAS)
     twice = grad(lambda b: anp.sum(MATRIX[0] + b) + anp.sum(MATRIX[1] + b))(VECTOR_BIAS)
     assert f(once) == f(twice)
-    assert_row(text, "broadcast_once", "1", "1", f(once))
-    assert_row(text, "used_twice", "0", "2", f(twice))
+    assert_table_row(text, "broadcast_once", "1", "1", f(once))
+    assert_table_row(text, "used_twice", "0", "2", f(twice))
 
 
 def test_source_map_and_theory_table_point_at_live_lines(text: str) -> None:
     path, first, last = source_location(unbroadcast)
     en_dash = "\N{EN DASH}"  # bookkit writes line ranges with an en dash
-    assert_row(text, path, "unbroadcast", f"{first}{en_dash}{last}")
+    assert_table_row(text, path, "unbroadcast", f"{first}{en_dash}{last}")
     lines = inspect.getsource(unbroadcast).splitlines()
     keepdims_line = first + next(i for i, line in enumerate(lines) if "keepdims=True" in line)
     assert f"{path}:{keepdims_line}" in text

@@ -8,7 +8,6 @@ snippets use. Inputs (sizes, seeded data) are read from the snippet modules, nev
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import autograd
 import autograd.numpy as agnp
@@ -18,30 +17,14 @@ import pytest
 import ad_core.numpy as anp
 from ad_core import jacobian
 from bookkit import fmt_array, fmt_shape, latex_matrix, load_snippet_module
-from bookkit.testing import page_text
+from bookkit.testing import assert_table_row
 
 PAGE = "part2/broadcasting-jacobian/"
 FOLDER = "snippets/broadcasting_jacobian/"
 
 
-@pytest.fixture(scope="module")
-def text(built_site: Path) -> str:
-    return page_text(built_site, PAGE)
-
-
-@pytest.fixture(scope="module")
-def html(built_site: Path) -> str:
-    return (built_site / PAGE / "index.html").read_text(encoding="utf-8")
-
-
 def snippet(name: str):
     return load_snippet_module(FOLDER + name)
-
-
-def assert_row(text: str, *cells: str) -> None:
-    cells = tuple(" ".join(cell.split()) for cell in cells)  # the page text collapses spaces
-    pattern = r"\|\s*" + r"\s*\|\s*".join(re.escape(cell) for cell in cells) + r"\s*(\||$)"
-    assert re.search(pattern, text, re.MULTILINE), f"no table row {' | '.join(cells)}"
 
 
 def test_every_block_ran(text: str) -> None:
@@ -115,7 +98,7 @@ def test_sum_vs_mean_table_matches_a_reference(text: str) -> None:
 
 
 def test_pitfalls_show_what_numpy_does(text: str) -> None:
-    assert_row(
+    assert_table_row(
         text,
         "(1, n) bias, np.allclose(hand, engine)",
         "(3,) vs (1, 3)",
@@ -143,7 +126,7 @@ def test_double_reduction_is_off_by_the_world_size(text: str) -> None:
     local = [2 * (x + bias - t).sum(axis=0) / x.shape[0] for x, t in shards]
     summed = np.sum(local, axis=0)
     np.testing.assert_allclose(summed, world * reference_mean, rtol=1e-12)
-    assert_row(
+    assert_table_row(
         text,
         "mean over the local batch",
         "all-reduce sum",
@@ -151,7 +134,7 @@ def test_double_reduction_is_off_by_the_world_size(text: str) -> None:
         fmt_array(reference_mean),
         f"{world:g} times too large",
     )
-    assert_row(
+    assert_table_row(
         text,
         "mean over the local batch",
         "all-reduce mean",
@@ -170,8 +153,8 @@ def test_two_sided_broadcast_table(text: str) -> None:
     grad_r = autograd.grad(lambda r: agnp.sum(w * (module.x + module.row_bias + r)))(module.column_bias)
     np.testing.assert_allclose(grad_b, w.sum(axis=0))
     np.testing.assert_allclose(grad_r, w.sum(axis=1, keepdims=True))
-    assert_row(text, r"\(b\)", fmt_shape((n,)), "[0]", "none", "no", fmt_shape(grad_b.shape))
-    assert_row(text, r"\(r\)", fmt_shape((m, 1)), "none", "[1]", "yes", fmt_shape(grad_r.shape))
+    assert_table_row(text, r"\(b\)", fmt_shape((n,)), "[0]", "none", "no", fmt_shape(grad_b.shape))
+    assert_table_row(text, r"\(r\)", fmt_shape((m, 1)), "none", "[1]", "yes", fmt_shape(grad_r.shape))
 
 
 def test_attention_mask_and_rope_rows(text: str) -> None:
@@ -184,7 +167,7 @@ def test_attention_mask_and_rope_rows(text: str) -> None:
     )
     np.testing.assert_allclose(module.mask_gradient, mask_gradient, rtol=1e-12)
     np.testing.assert_allclose(module.cos_gradient, cos_gradient, rtol=1e-12)
-    assert_row(
+    assert_table_row(
         text,
         "mask add",
         "mask",
@@ -193,7 +176,7 @@ def test_attention_mask_and_rope_rows(text: str) -> None:
         "yes",
         fmt_shape(mask_gradient.shape),
     )
-    assert_row(
+    assert_table_row(
         text,
         "RoPE multiply",
         "cos",

@@ -2,31 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
-import pytest
 
-from bookkit.testing import page_text
+from bookkit.testing import table_rows
 
 PAGE = "part1/checking-gradients/"
 
 
-def table_rows(text: str) -> list[list[str]]:
-    return [
-        [cell.strip() for cell in line.strip().strip("|").split(" | ")]
-        for line in text.splitlines()
-        if line.strip().startswith("| ")
-    ]
-
-
-@pytest.fixture(scope="module")
-def text(built_site: Path) -> str:
-    return page_text(built_site, PAGE)
-
-
-def test_page_embeds_the_step_size_figure(built_site: Path) -> None:
-    html = (built_site / PAGE / "index.html").read_text(encoding="utf-8")
+def test_page_embeds_the_step_size_figure(html: str) -> None:
     assert 'aria-label="Error of forward and central differences against the step size"' in html
     assert html.count("<svg") >= 1
 

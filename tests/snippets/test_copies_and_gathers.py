@@ -7,38 +7,20 @@ inputs the snippet modules define, and formatted with the snippets' own `bookkit
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import autograd
 import autograd.numpy as agnp
 import numpy as np
-import pytest
 
 from bookkit import fmt_array, fmt_shape, latex_matrix, load_snippet_module
-from bookkit.testing import page_text
+from bookkit.testing import assert_table_row
 
 PAGE = "part2/copies-and-gathers/"
 FOLDER = "snippets/copies_and_gathers/"
 
 
-@pytest.fixture(scope="module")
-def text(built_site: Path) -> str:
-    return page_text(built_site, PAGE)
-
-
-@pytest.fixture(scope="module")
-def html(built_site: Path) -> str:
-    return (built_site / PAGE / "index.html").read_text(encoding="utf-8")
-
-
 def snippet(name: str):
     return load_snippet_module(FOLDER + name)
-
-
-def assert_row(text: str, *cells: str) -> None:
-    cells = tuple(" ".join(cell.split()) for cell in cells)
-    pattern = r"\|\s*" + r"\s*\|\s*".join(re.escape(cell) for cell in cells) + r"\s*(\||$)"
-    assert re.search(pattern, text, re.MULTILINE), f"no table row {' | '.join(cells)}"
 
 
 def test_every_block_ran(text: str) -> None:
@@ -73,7 +55,7 @@ def test_expand_and_repeat_memory(text: str) -> None:
     item = np.dtype(float).itemsize
     gradient = autograd.grad(lambda b: agnp.sum(module.weights * agnp.tile(b, (m, 1))))(module.bias)
     shown_gradient = fmt_array(gradient)
-    assert_row(
+    assert_table_row(
         text,
         "np.broadcast_to(b, (m, n))",
         fmt_shape((m, n)),
@@ -83,7 +65,7 @@ def test_expand_and_repeat_memory(text: str) -> None:
         "no (read-only view)",
         shown_gradient,
     )
-    assert_row(
+    assert_table_row(
         text,
         "np.repeat(b[None], m, axis=0)",
         fmt_shape((m, n)),
@@ -112,7 +94,7 @@ def test_embedding_rows_match_a_reference(text: str) -> None:
     for token in range(table.shape[0]):
         last = np.flatnonzero(tokens == token)
         buggy = upstream[last[-1]] if last.size else np.zeros(table.shape[1])
-        assert_row(
+        assert_table_row(
             text,
             str(token),
             str(counts[token]),

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import autograd
 import autograd.numpy as agnp
 import numpy as np
 import pytest
 
-from bookkit.testing import page_text
+from bookkit.testing import array_from_cell, table_rows
 
 PAGE = "part1/extending/"
 
@@ -20,27 +18,14 @@ def reference_logsumexp(z, axis=-1):
     return agnp.squeeze(peak, axis) + agnp.log(agnp.sum(agnp.exp(z - peak), axis=axis))
 
 
-def table_rows(text: str) -> list[list[str]]:
-    return [
-        [cell.strip() for cell in line.strip().strip("|").split(" | ")]
-        for line in text.splitlines()
-        if line.strip().startswith("| ")
-    ]
-
-
-@pytest.fixture(scope="module")
-def text(built_site: Path) -> str:
-    return page_text(built_site, PAGE)
-
-
 def test_naive_overflows_and_stable_values_are_right(text: str) -> None:
     rows = [row for row in table_rows(text) if len(row) == 6 and row[0].startswith("[")]
     assert len(rows) == 3
     for row in rows:
-        z = np.array([float(v) for v in row[0].strip("[]").split()])
+        z = array_from_cell(row[0])
         assert float(row[4]) == pytest.approx(float(reference_logsumexp(z)), abs=5e-7)
         softmax = np.exp(z - reference_logsumexp(z))
-        shown = np.array([float(v) for v in row[5].strip("[]").split()])
+        shown = array_from_cell(row[5])
         np.testing.assert_allclose(shown, softmax, atol=5e-7)
     assert rows[1][1] == "inf" and rows[2][1] == "-inf" and "nan" in rows[1][2]
 

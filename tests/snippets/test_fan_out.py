@@ -3,28 +3,13 @@ break it; expected values are computed here from closed forms and HIPS/autograd.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import autograd
 import autograd.numpy as np_ag
 import numpy as np
-import pytest
 
-from bookkit import fmt_array
-from bookkit.testing import page_text
-
-
-def shown(value) -> str:
-    """`fmt_array` text as `page_text` shows it: runs of whitespace collapsed."""
-    return " ".join(fmt_array(value).split())
-
+from bookkit.testing import shown
 
 PAGE = "part1/fan-out/"
-
-
-@pytest.fixture(scope="module")
-def text(built_site: Path) -> str:
-    return page_text(built_site, PAGE)
 
 
 def test_no_traceback(text: str) -> None:

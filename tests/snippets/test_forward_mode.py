@@ -3,30 +3,15 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import autograd
 import autograd.numpy as agnp
 import numpy as np
-import pytest
 
 from bookkit import fmt_array
-from bookkit.testing import page_text
+from bookkit.testing import table_rows
 
 PAGE = "part1/forward-mode/"
-
-
-def table_rows(text: str) -> list[list[str]]:
-    return [
-        [cell.strip() for cell in line.strip().strip("|").split(" | ")]
-        for line in text.splitlines()
-        if line.strip().startswith("| ")
-    ]
-
-
-@pytest.fixture(scope="module")
-def text(built_site: Path) -> str:
-    return page_text(built_site, PAGE)
 
 
 def test_partial_derivatives_at_2_5_match_finite_differences(text: str) -> None:

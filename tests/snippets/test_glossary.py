@@ -21,6 +21,15 @@ REQUIRED = [
     "vector space", "Hessian", "finite difference", "cross-entropy", "softmax", "logits",
     "batch normalization", "embedding", "gather", "scatter-add", "einsum", "Kronecker product",
     "all-reduce", "learning rate", "data parallel",
+    "reduction", "transpose (of a linear map)", "metadata (of an input)", "contribution",
+    "leading axis", "size-1 axis", "shape contract", "state snapshot", "call timeline",
+    "source map", "holomorphic function", "tie (in max/min)", "oracle (reference implementation)",
+    "property-based test", "higher-order derivative", "shape alignment rule", "expand vs repeat",
+    "minibatch", "Bessel's correction", "one-hot", "running statistics", "BatchNorm calibration",
+    "context window", "intermediate tensor", "bit-for-bit equality", "label smoothing",
+    "cosine similarity", "evaluation trace", "trace level", "seed (the output's first cotangent)",
+    "pass (forward or backward)", "VJP closure", "path (in a graph)", "aliasing",
+    "in-place update", "piecewise-constant function", "Kahn's algorithm",
 ]
 
 
@@ -53,3 +62,17 @@ def test_every_glossary_link_in_the_book_resolves(glossary) -> None:
         if anchor not in anchors
     }
     assert not missing, sorted(missing)
+
+
+def test_every_glossary_link_in_the_built_site_resolves(built_site: Path, glossary) -> None:
+    """Also covers links that snippets print, which exist only in the built pages."""
+    anchors = {glossary.slug(term.english) for term in glossary.TERMS}
+    link = re.compile(r'href="[^"]*reference/glossary/#([^"]+)"')
+    found = {
+        (page.relative_to(built_site).as_posix(), anchor)
+        for page in built_site.rglob("*.html")
+        for anchor in link.findall(page.read_text(encoding="utf-8"))
+    }
+    assert found, "no page links to the glossary"
+    missing = sorted((page, anchor) for page, anchor in found if anchor not in anchors)
+    assert not missing, missing

@@ -2,30 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import autograd
 import autograd.numpy as agnp
 import numpy as np
-import pytest
 
 from bookkit import fmt_array, latex_matrix
-from bookkit.testing import page_text
+from bookkit.testing import table_rows
 
 PAGE = "part1/higher-order/"
-
-
-def table_rows(text: str) -> list[list[str]]:
-    return [
-        [cell.strip() for cell in line.strip().strip("|").split(" | ")]
-        for line in text.splitlines()
-        if line.strip().startswith("| ")
-    ]
-
-
-@pytest.fixture(scope="module")
-def text(built_site: Path) -> str:
-    return page_text(built_site, PAGE)
 
 
 def test_tanh_derivatives_match_autograd(text: str) -> None:

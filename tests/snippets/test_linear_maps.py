@@ -6,34 +6,15 @@ Expected values are computed here from NumPy, HIPS/autograd (as an independent r
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import autograd
 import autograd.numpy as np_ag
 import numpy as np
-import pytest
 
-from bookkit import fmt_array, latex_matrix
-from bookkit.testing import page_text
-
-
-def shown(value) -> str:
-    """`fmt_array` text as `page_text` shows it: runs of whitespace collapsed."""
-    return " ".join(fmt_array(value).split())
-
+from bookkit import latex_matrix
+from bookkit.testing import assert_table_row, shown
 
 PAGE = "part1/linear-maps/"
 X1, X2 = 2.0, 5.0
-
-
-@pytest.fixture(scope="module")
-def text(built_site: Path) -> str:
-    return page_text(built_site, PAGE)
-
-
-def row_pattern(*cells: str) -> re.Pattern[str]:
-    return re.compile(r"\|\s*" + r"\s*\|\s*".join(re.escape(c) for c in cells) + r"\s*(\||$)", re.MULTILINE)
 
 
 def test_no_traceback(text: str) -> None:
@@ -72,9 +53,8 @@ def test_pass_counts(text: str) -> None:
     for n, m in [(1, 1), (4, 1), (16, 1), (64, 1), (1, 4), (1, 16), (1, 64), (16, 16), (64, 4)]:
         # Forward mode: one trace per input and one JVP call per primitive argument
         # (dot and tanh, one traced argument each); reverse: one trace and m backward passes.
-        assert row_pattern(str(n), str(m), str(n), str(2 * n), f"1 + {m}", str(2 * m)).search(text), (n, m)
+        assert_table_row(text, str(n), str(m), str(n), str(2 * n), f"1 + {m}", str(2 * m))
 
 
-def test_exercises_are_collapsible(built_site: Path) -> None:
-    html = (built_site / PAGE / "index.html").read_text(encoding="utf-8")
+def test_exercises_are_collapsible(html: str) -> None:
     assert html.count('<details class="question"') >= 4

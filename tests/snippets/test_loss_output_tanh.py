@@ -9,28 +9,17 @@ from __future__ import annotations
 
 import importlib.resources
 import re
-from pathlib import Path
 
 import autograd
 import autograd.numpy as agnp
 import numpy as np
 import pytest
 
-from bookkit import fmt_array, fmt_shape
+from bookkit import fmt_array
 from bookkit import mlp_by_hand as model
-from bookkit.testing import page_text
+from bookkit.testing import assert_hand_vs_engine_rows, row_starting_with
 
 PAGE = "part3/loss-output-tanh/"
-
-
-@pytest.fixture(scope="module")
-def text(built_site: Path) -> str:
-    return page_text(built_site, PAGE)
-
-
-@pytest.fixture(scope="module")
-def html(built_site: Path) -> str:
-    return (built_site / PAGE / "index.html").read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -54,12 +43,6 @@ def census_names() -> tuple[int, int, int]:
     return len(lists[0]), len(lists[1]), len(set(lists[0]) | set(lists[1]))
 
 
-def row_of(text: str, first_cell: str) -> str:
-    rows = [line for line in text.splitlines() if line.startswith(f"| {first_cell} |")]
-    assert rows, f"no table row starts with {first_cell!r}"
-    return rows[0]
-
-
 def test_page_says_where_the_names_come_from(text: str) -> None:
     male, female, unique = census_names()
     assert "dist.male.first" in text and "dist.female.first" in text
@@ -68,16 +51,7 @@ def test_page_says_where_the_names_come_from(text: str) -> None:
 
 
 def test_comparison_table_has_one_correct_row_per_tensor(text: str, example, autograd_gradients) -> None:
-    for name in model.LOSS_TO_HPREACT:
-        hand = example.hand[name]
-        row = row_of(text, f"d{name}")
-        assert fmt_shape(hand.shape) in row
-        # The hand-written gradient is right by an engine the book does not use...
-        np.testing.assert_allclose(hand, autograd_gradients[name], rtol=1e-9, atol=1e-12)
-        # ...and the page reports what the comparison with ad_core found.
-        exact = np.array_equal(hand, example.engine[name])
-        assert row.split(" | ")[3].strip() == ("yes" if exact else "no"), row
-        assert row.split(" | ")[4].strip() == "yes", row
+    assert_hand_vs_engine_rows(text, model.LOSS_TO_HPREACT, example.hand, example.engine, autograd_gradients)
 
 
 def test_hand_gradients_agree_with_central_differences(example) -> None:
@@ -134,11 +108,11 @@ def test_seed_examples_are_regenerated(text: str) -> None:
 def test_stability_table_shows_stable_probabilities_and_losses(text: str) -> None:
     logits = np.array([1000.0, 1001.0, 999.0])
     probs = np.exp(logits - logits.max()) / np.exp(logits - logits.max()).sum()
-    stable_row = row_of(text, "[1000, 1001, 999]")
+    stable_row = row_starting_with(text, "[1000, 1001, 999]")
     assert " ".join(fmt_array(probs, precision=6).split()) in stable_row
     assert f"{-np.log(probs[1]):.6f}" in stable_row
     assert "nan" in stable_row
-    tiny_row = row_of(text, "[0, -1000]")
+    tiny_row = row_starting_with(text, "[0, -1000]")
     assert "inf" in tiny_row
     fused = np.logaddexp(0.0, -1000.0) - (-1000.0)
     assert f"loss {fused:.1f}" in tiny_row

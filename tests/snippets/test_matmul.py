@@ -8,7 +8,6 @@ modules' inputs. Nothing is pasted from the page.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import autograd
 import autograd.numpy as agnp
@@ -16,20 +15,9 @@ import numpy as np
 import pytest
 
 from bookkit import fmt_shape, latex_matrix, load_snippet_module
-from bookkit.testing import page_text
 
 PAGE = "part2/matmul/"
 FOLDER = "snippets/matmul/"
-
-
-@pytest.fixture(scope="module")
-def text(built_site: Path) -> str:
-    return page_text(built_site, PAGE)
-
-
-@pytest.fixture(scope="module")
-def html(built_site: Path) -> str:
-    return (built_site / PAGE / "index.html").read_text(encoding="utf-8")
 
 
 def snippet(name: str):

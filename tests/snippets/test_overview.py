@@ -6,26 +6,13 @@ import pkgutil
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 import ad_core
 from ad_core import grad
 from ad_core import numpy as anp
-from bookkit import fmt_array
-from bookkit.testing import page_text
-
-
-def shown(value) -> str:
-    """`fmt_array` text as `page_text` shows it: runs of whitespace collapsed."""
-    return " ".join(fmt_array(value).split())
-
+from bookkit.testing import shown
 
 PAGE = "part1/overview/"
-
-
-@pytest.fixture(scope="module")
-def text(built_site: Path) -> str:
-    return page_text(built_site, PAGE)
 
 
 def test_no_traceback(text: str) -> None:

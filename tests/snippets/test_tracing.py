@@ -2,29 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import autograd
 import numpy as np
-import pytest
 
 import ad_core.numpy as anp
 from ad_core.inspect import trace_graph
-from bookkit import fmt_array
-from bookkit.testing import page_text
-
-
-def shown(value) -> str:
-    """`fmt_array` text as `page_text` shows it: runs of whitespace collapsed."""
-    return " ".join(fmt_array(value).split())
-
+from bookkit.testing import shown
 
 PAGE = "part1/tracing/"
-
-
-@pytest.fixture(scope="module")
-def text(built_site: Path) -> str:
-    return page_text(built_site, PAGE)
 
 
 def branchy(x):
@@ -55,8 +40,7 @@ def test_graph_table_lists_the_primitives(text: str) -> None:
         assert f"| {node.id} | {node.primitive} |" in text
 
 
-def test_mermaid_diagram_present(built_site: Path) -> None:
-    html = (built_site / PAGE / "index.html").read_text(encoding="utf-8")
+def test_mermaid_diagram_present(html: str) -> None:
     assert 'class="mermaid"' in html
 
 

@@ -2,31 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
-import pytest
 
 import ad_core.numpy as anp
 from ad_core import grad, make_vjp
 from bookkit import fmt_array
-from bookkit.testing import page_text
+from bookkit.testing import table_rows
 
 PAGE = "part1/vjp-rules/"
-
-
-def table_rows(text: str) -> list[list[str]]:
-    """The cells of every table row in a page's visible text."""
-    return [
-        [cell.strip() for cell in line.strip().strip("|").split(" | ")]
-        for line in text.splitlines()
-        if line.strip().startswith("| ")
-    ]
-
-
-@pytest.fixture(scope="module")
-def text(built_site: Path) -> str:
-    return page_text(built_site, PAGE)
 
 
 def test_minimal_rule_table_shows_cosines(text: str) -> None:
