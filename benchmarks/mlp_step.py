@@ -394,14 +394,13 @@ def target_lines(results: dict[str, dict[str, list[float]]]) -> list[str]:
                 continue
             speedup = median(first, rival) / median(first, AD_CORE)
             # Rounds are interleaved, so round-by-round wins show whether the margin is noise.
-            wins = sum(
-                ours < theirs
-                for ours, theirs in zip(results[first][AD_CORE], results[first][rival], strict=True)
-            )
+            pairs = list(zip(results[first][AD_CORE], results[first][rival], strict=True))
+            wins = sum(ours < theirs for ours, theirs in pairs)
+            paired = statistics.median(theirs / ours for ours, theirs in pairs)
             verdict = "met" if speedup > 1.0 else "NOT met"
             lines.append(
                 f"- ad_core faster than {rival} at {first}: {verdict} ({speedup:.2f}x as fast;"
-                f" faster in {wins} of {len(results[first][AD_CORE])} rounds)"
+                f" round by round: median {paired:.2f}x, faster in {wins} of {len(pairs)} rounds)"
             )
     for label in labels:
         if AD_CORE in results[label]:

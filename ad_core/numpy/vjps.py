@@ -500,20 +500,22 @@ defvjp(anp.broadcast_to, lambda ans, x, shape: unbroadcast_f(x, lambda g: g))
 
 
 def grad_repeat(ans, x, repeats, axis=None):
+    """Each output element is a copy of one input element: add the copies' cotangents back."""
     shape = _shape(x)
+    size = math.prod(shape)
 
     def vjp(g):
         if axis is None:
-            flat = anp.reshape(g, (-1, repeats)) if onp.ndim(repeats) == 0 else None
-            if flat is None:
-                raise NotImplementedError("ad_core: repeat with per-element counts and axis=None")
-            return anp.reshape(anp.sum(flat, axis=1), shape)
+            if onp.ndim(repeats) == 0:  # equal counts: the copies of each element are adjacent
+                return anp.reshape(anp.sum(anp.reshape(g, (size, repeats)), axis=1), shape)
+            owner = onp.repeat(onp.arange(size), repeats)
+            return anp.reshape(anp.untake(g, owner, (size,)), shape)
         axis_ = axis % len(shape)
-        if onp.ndim(repeats) == 0:
-            split_shape = (*shape[:axis_], shape[axis_], repeats, *shape[axis_ + 1 :])
+        if onp.ndim(repeats) == 0:  # fold the copies into an axis of their own and sum it
+            split_shape = (*shape[: axis_ + 1], repeats, *shape[axis_ + 1 :])
             return anp.sum(anp.reshape(g, split_shape), axis=axis_ + 1)
-        starts = onp.concatenate([[0], onp.cumsum(repeats)[:-1]])
-        return anp.add.reduceat(g, starts, axis=axis_)
+        owner = onp.repeat(onp.arange(shape[axis_]), repeats)
+        return anp.untake(g, (slice(None),) * axis_ + (owner,), shape)
 
     return vjp
 
