@@ -44,6 +44,8 @@ SHAPE_CASES = [
     ShapeCase("repeat-flat", lambda x: anp.repeat(x, 2), ((3, 4),)),
     ShapeCase("repeat-axis", lambda x: anp.repeat(x, 3, axis=1), ((3, 4),)),
     ShapeCase("repeat-scalar", lambda x: anp.repeat(x, 3), ((),)),
+    ShapeCase("repeat-counts-axis", lambda x: anp.repeat(x, [2, 0, 1, 3], axis=1), ((3, 4),)),
+    ShapeCase("repeat-counts-flat", lambda x: anp.repeat(x, [1, 0, 2, 1, 3, 1]), ((2, 3),)),
     ShapeCase("tile", lambda x: anp.tile(x, 2), ((3, 4),)),
     ShapeCase("tile-grow-rank", lambda x: anp.tile(x, (2, 1, 3)), ((3, 4),)),
     ShapeCase("concatenate-axis0", lambda a, b: anp.concatenate([a, b], axis=0), ((2, 4), (3, 4))),
