@@ -20,6 +20,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,10 +72,12 @@ def patch_unbroadcast(project: Path, pattern: str, replacement: str) -> None:
     """Replace `pattern` once, inside the body of `unbroadcast` only; fail if it is not there."""
     vjps = project / "ad_core" / "numpy" / "vjps.py"
     source = vjps.read_text(encoding="utf-8")
+    # CPython 3.11's ast module is not safe to call from several threads at once ("AST
+    # constructor recursion depth mismatch"), and the copies are prepared in parallel.
+    with _AST_LOCK:
+        tree = ast.parse(source)
     function = next(
-        node
-        for node in ast.parse(source).body
-        if isinstance(node, ast.FunctionDef) and node.name == "unbroadcast"
+        node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "unbroadcast"
     )
     lines = source.splitlines(keepends=True)
     start, end = function.lineno - 1, function.end_lineno
@@ -114,6 +117,7 @@ def failing_snippets(project: Path, names: set[str]) -> dict[str, str]:
     return {name: r.stderr for name, r in zip(names, results, strict=True) if r.returncode}
 
 
+_AST_LOCK = threading.Lock()
 ALL_MUST_FAIL = set().union(*(must_fail for _, _, must_fail in BREAKAGES.values()))
 
 

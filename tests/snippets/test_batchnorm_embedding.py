@@ -29,7 +29,7 @@ def autograd_gradients(example) -> dict[str, np.ndarray]:
     )
 
 
-def test_comparison_table_has_one_correct_row_per_tensor(text: str, example, autograd_gradients) -> None:
+def test_batchnorm_chapter_compares_every_tensor_to_the_input(text: str, example, autograd_gradients) -> None:
     assert_hand_vs_engine_rows(text, model.HPREACT_TO_INPUT, example.hand, example.engine, autograd_gradients)
 
 

@@ -12,10 +12,6 @@ from bookkit.testing import shown
 PAGE = "part1/fan-out/"
 
 
-def test_no_traceback(text: str) -> None:
-    assert "Traceback" not in text and "```" not in text
-
-
 def test_three_arrivals(text: str) -> None:
     x0 = 1.2
     parts = [np.sin(x0), x0 * np.cos(x0), 1.0]

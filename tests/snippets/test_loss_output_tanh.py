@@ -50,7 +50,7 @@ def test_page_says_where_the_names_come_from(text: str) -> None:
     assert f"{unique} distinct names" in text
 
 
-def test_comparison_table_has_one_correct_row_per_tensor(text: str, example, autograd_gradients) -> None:
+def test_loss_chapter_compares_every_tensor_to_hpreact(text: str, example, autograd_gradients) -> None:
     assert_hand_vs_engine_rows(text, model.LOSS_TO_HPREACT, example.hand, example.engine, autograd_gradients)
 
 

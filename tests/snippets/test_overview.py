@@ -15,10 +15,6 @@ from bookkit.testing import shown
 PAGE = "part1/overview/"
 
 
-def test_no_traceback(text: str) -> None:
-    assert "Traceback" not in text
-
-
 def test_package_map_lists_every_module_with_its_size(text: str) -> None:
     package_dir = Path(ad_core.__file__).parent
     files = [package_dir / "__init__.py"] + [
