@@ -67,12 +67,10 @@ defjvp(anp.true_divide,
 defjvp(anp.power,
        lambda g, ans, x, y: broadcast_to_output(g * y * x ** anp.where(y, y - 1, 1.0), ans),
        lambda g, ans, x, y: broadcast_to_output(g * anp.log(replace_zero(x, 1.0)) * ans, ans))
-defjvp(anp.mod,
-       lambda g, ans, x, y: broadcast_to_output(g, ans),
-       lambda g, ans, x, y: broadcast_to_output(-g * anp.floor(x / y), ans))
-defjvp(anp.remainder,
-       lambda g, ans, x, y: broadcast_to_output(g, ans),
-       lambda g, ans, x, y: broadcast_to_output(-g * anp.floor(x / y), ans))
+for _modulo in (anp.mod, anp.remainder):
+    defjvp(_modulo,
+           lambda g, ans, x, y: broadcast_to_output(g, ans),
+           lambda g, ans, x, y: broadcast_to_output(-g * anp.floor(x / y), ans))
 for _extremum in (anp.maximum, anp.minimum, anp.fmax, anp.fmin):
     defjvp(_extremum,
            lambda g, ans, x, y: broadcast_to_output(g * balanced_eq(x, ans, y), ans),

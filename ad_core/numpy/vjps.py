@@ -106,24 +106,14 @@ defvjp(anp.true_divide,
 defvjp(anp.power,
        lambda ans, x, y: unbroadcast_f(x, lambda g: g * y * x ** anp.where(y, y - 1, 1.0)),
        lambda ans, x, y: unbroadcast_f(y, lambda g: g * anp.log(replace_zero(x, 1.0)) * ans))
-defvjp(anp.mod,
-       lambda ans, x, y: unbroadcast_f(x, lambda g: g),
-       lambda ans, x, y: unbroadcast_f(y, lambda g: -g * anp.floor(x / y)))
-defvjp(anp.remainder,
-       lambda ans, x, y: unbroadcast_f(x, lambda g: g),
-       lambda ans, x, y: unbroadcast_f(y, lambda g: -g * anp.floor(x / y)))
-defvjp(anp.maximum,
-       lambda ans, x, y: unbroadcast_f(x, lambda g: g * balanced_eq(x, ans, y)),
-       lambda ans, x, y: unbroadcast_f(y, lambda g: g * balanced_eq(y, ans, x)))
-defvjp(anp.minimum,
-       lambda ans, x, y: unbroadcast_f(x, lambda g: g * balanced_eq(x, ans, y)),
-       lambda ans, x, y: unbroadcast_f(y, lambda g: g * balanced_eq(y, ans, x)))
-defvjp(anp.fmax,
-       lambda ans, x, y: unbroadcast_f(x, lambda g: g * balanced_eq(x, ans, y)),
-       lambda ans, x, y: unbroadcast_f(y, lambda g: g * balanced_eq(y, ans, x)))
-defvjp(anp.fmin,
-       lambda ans, x, y: unbroadcast_f(x, lambda g: g * balanced_eq(x, ans, y)),
-       lambda ans, x, y: unbroadcast_f(y, lambda g: g * balanced_eq(y, ans, x)))
+for _modulo in (anp.mod, anp.remainder):
+    defvjp(_modulo,
+           lambda ans, x, y: unbroadcast_f(x, lambda g: g),
+           lambda ans, x, y: unbroadcast_f(y, lambda g: -g * anp.floor(x / y)))
+for _extremum in (anp.maximum, anp.minimum, anp.fmax, anp.fmin):
+    defvjp(_extremum,
+           lambda ans, x, y: unbroadcast_f(x, lambda g: g * balanced_eq(x, ans, y)),
+           lambda ans, x, y: unbroadcast_f(y, lambda g: g * balanced_eq(y, ans, x)))
 defvjp(anp.logaddexp,
        lambda ans, x, y: unbroadcast_f(x, lambda g: g * anp.exp(x - ans)),
        lambda ans, x, y: unbroadcast_f(y, lambda g: g * anp.exp(y - ans)))
