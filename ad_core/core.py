@@ -120,12 +120,7 @@ def backward_pass(g: Any, end_node: VJPNode) -> Any:
         for parent, argnum, vjp in zip(node.parents, node.parent_argnums, node.vjps, strict=True):
             contribution = vjp(g)
             if getattr(contribution, "shape", ()) != getattr(parent.value, "shape", ()):
-                raise ValueError(
-                    f"ad_core: the VJP rule of {node.fun.__name__} for argument {argnum} returned "
-                    f"a cotangent of shape {np.shape(contribution)}, but that argument has shape "
-                    f"{np.shape(parent.value)}; a rule must return its input's shape "
-                    "(reduce broadcast axes with unbroadcast_f)"
-                )
+                raise _shape_error(node, argnum, contribution, parent)
             previous = outgrads.get(parent)
             total = contribution if previous is None else previous + contribution
             outgrads[parent] = total
@@ -133,6 +128,15 @@ def backward_pass(g: Any, end_node: VJPNode) -> Any:
                 recorder.on_vjp(node, argnum, g, contribution)
                 recorder.on_accumulate(parent, previous, contribution, total)
     return g
+
+
+def _shape_error(node: VJPNode, argnum: int, contribution: Any, parent: VJPNode) -> ValueError:
+    return ValueError(
+        f"ad_core: the VJP rule of {node.fun.__name__} for argument {argnum} returned "
+        f"a cotangent of shape {np.shape(contribution)}, but that argument has shape "
+        f"{np.shape(parent.value)}; a rule must return its input's shape "
+        "(reduce broadcast axes with unbroadcast_f)"
+    )
 
 
 def make_vjp(fun: Callable, x: Any) -> tuple[Callable, Any]:

@@ -131,30 +131,30 @@ def primitive(f_raw: Callable) -> Callable:
 
     def f_wrapped(*args, **kwargs):
         level = -1
-        mixed_levels = False
-        for arg in args:
-            if isinstance(arg, Box) and arg._trace != level:
-                mixed_levels = level >= 0
-                level = max(level, arg._trace)
-        if level < 0:
-            return f_raw(*args, **kwargs)
-        argvals = list(args)
-        parents = []
-        parent_argnums = []
-        nested = False
+        parents = None
         for argnum, arg in enumerate(args):
-            if isinstance(arg, Box) and (not mixed_levels or arg._trace == level):
-                value = argvals[argnum] = arg._value
-                parents.append(arg._node)
-                parent_argnums.append(argnum)
-                if isinstance(value, Box):
-                    nested = True
-        ans = (f_wrapped if nested else f_raw)(*argvals, **kwargs)
-        parents = tuple(parents)
-        parent_argnums = tuple(parent_argnums)
+            if isinstance(arg, Box):
+                if arg._trace > level:  # the first box, or one of a newer trace: start over
+                    level = arg._trace
+                    argvals = list(args)
+                    parents = (arg._node,)
+                    parent_argnums = (argnum,)
+                    argvals[argnum] = arg._value
+                elif arg._trace == level:
+                    argvals[argnum] = arg._value
+                    parents += (arg._node,)
+                    parent_argnums += (argnum,)
+        if parents is None:
+            return f_raw(*args, **kwargs)
+        # Inside a nested trace (level > 0) a value may itself be a box of an outer trace, or
+        # an argument may be one: calling the wrapper again lets the outer trace record this too.
+        ans = (f_wrapped if level else f_raw)(*argvals, **kwargs)
         node = type(parents[0])(ans, f_wrapped, argvals, kwargs, parent_argnums, parents)
         if _inspect.active is not None:
             _inspect.active.on_forward(node, f_wrapped, ans, parents, parent_argnums)
+        box_type = Box.type_mappings.get(type(ans))
+        if box_type is not None and box_type.is_differentiable(ans):
+            return box_type(ans, level, node)
         return new_box(ans, level, node)
 
     f_wrapped.fun = f_raw
