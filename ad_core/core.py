@@ -390,11 +390,14 @@ def vspace(value: Any) -> VSpace | ContainerVSpace:
     value = getval(value)
     if isinstance(value, list | tuple | dict):
         return ContainerVSpace(value)
-    dtype = np.result_type(value)
+    if isinstance(value, np.ndarray | np.generic):
+        dtype, shape = value.dtype, value.shape
+    else:
+        dtype, shape = np.result_type(value), np.shape(value)
     if dtype.kind not in "fc":
         raise TypeError(
             f"ad_core: cannot differentiate with respect to a value of dtype {dtype} "
-            f"(shape {np.shape(value)}); gradients need floats: pass it as float, "
+            f"(shape {shape}); gradients need floats: pass it as float, "
             "e.g. x.astype(float) or 2.0 instead of 2"
         )
-    return VSpace(np.shape(value), dtype)
+    return VSpace(shape, dtype)

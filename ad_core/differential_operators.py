@@ -57,13 +57,13 @@ def _unary(fun: Callable, args: tuple, argnum: int | tuple[int, ...], operator: 
 def _check_float(x: Any, where: str) -> None:
     """Only floats and complex numbers (or containers of them) can be differentiated."""
     x = getval(x)
-    if isinstance(x, list | tuple):
-        for item in x:
+    if isinstance(x, list | tuple | dict):
+        for item in x.values() if isinstance(x, dict) else x:
             _check_float(item, where)
-    elif isinstance(x, dict):
-        for item in x.values():
-            _check_float(item, where)
-    elif type(x) is not float and getattr(x, "dtype", np.result_type(x)).kind not in "fc":
+        return
+    if type(x) is float or (isinstance(x, np.ndarray | np.generic) and x.dtype.kind in "fc"):
+        return
+    if np.result_type(x).kind not in "fc":
         try:
             vspace(x)
         except TypeError as error:
@@ -84,6 +84,9 @@ def _nary(build: Callable, fun: Callable, argnum: int | tuple[int, ...], name: s
 
 
 def _check_scalar_output(value: Any, operator: str) -> None:
+    if type(value) is float or (isinstance(value, np.ndarray | np.generic) and value.ndim == 0
+                                and value.dtype.kind != "c"):
+        return  # a real scalar: the usual case, checked without NumPy's Python-level helpers
     if np.ndim(value) != 0:
         raise TypeError(
             f"ad_core.{operator}: the function returned an array of shape {np.shape(value)}, "
