@@ -20,7 +20,7 @@ def container_take(container: Any, key: Any) -> Any:
     return container[key]
 
 
-defvjp(container_take, lambda ans, container, key: lambda g: SparseCotangent({key: g}))
+defvjp(container_take, lambda ans, container, key: lambda g: SparseCotangent({key: g}, container))
 defjvp(container_take, lambda g, ans, container, key: g[key])
 
 

@@ -23,15 +23,19 @@ from .tracer import Node, getval, toposort, trace
 
 class VJPNode(Node):
     """A reverse-mode node: its parents and, for each parent, a function from the node's
-    cotangent to that parent's contribution."""
+    cotangent to that parent's contribution.
 
-    __slots__ = ("fun", "parent_argnums", "parents", "value", "vjps")
+    The node keeps its output's shape, not the output: a value stays alive only if a VJP
+    closure needs it, so a value no rule reads is freed as soon as the forward pass is done
+    with it."""
+
+    __slots__ = ("fun", "parent_argnums", "parents", "shape", "vjps")
 
     def __init__(self, value, fun, args, kwargs, parent_argnums, parents):
         self.parents = parents
         self.parent_argnums = parent_argnums
         self.fun = fun
-        self.value = value
+        self.shape = getattr(value, "shape", ())
         makers = fun.vjps
         if len(parent_argnums) == 1:  # the common case, without the loop
             argnum = parent_argnums[0]
@@ -49,12 +53,12 @@ class VJPNode(Node):
         self.parents = ()
         self.parent_argnums = ()
         self.fun = None
-        self.value = value
+        self.shape = getattr(value, "shape", ())
         self.vjps = ()
 
     def __repr__(self) -> str:
         name = "root" if self.fun is None else self.fun.__name__
-        return f"VJPNode({name}, shape={np.shape(self.value)}, parents={len(self.parents)})"
+        return f"VJPNode({name}, shape={self.shape}, parents={len(self.parents)})"
 
 
 def _missing_rule(mode: str, fun: Callable, argnum: int) -> Callable:
@@ -71,10 +75,11 @@ def _missing_rule(mode: str, fun: Callable, argnum: int) -> Callable:
 class SparseCotangent:
     """Cotangents of some elements of a container; the missing ones are zero."""
 
-    __slots__ = ("parts",)
+    __slots__ = ("container", "parts")
 
-    def __init__(self, parts: dict) -> None:
+    def __init__(self, parts: dict, container: Any) -> None:
         self.parts = parts
+        self.container = container
 
     def __add__(self, other: Any) -> SparseCotangent:
         if not isinstance(other, SparseCotangent):
@@ -82,10 +87,11 @@ class SparseCotangent:
         parts = dict(self.parts)
         for key, value in other.parts.items():
             parts[key] = value if key not in parts else parts[key] + value
-        return SparseCotangent(parts)
+        return SparseCotangent(parts, self.container)
 
-    def materialize(self, container: Any) -> Any:
-        """A container shaped like `container`, holding these cotangents and zeros elsewhere."""
+    def materialize(self) -> Any:
+        """A container shaped like the traced one, holding these cotangents and zeros elsewhere."""
+        container = self.container
         if isinstance(container, dict):
             return {
                 key: self.parts[key] if key in self.parts else vspace(value).zeros()
@@ -114,12 +120,12 @@ def backward_pass(g: Any, end_node: VJPNode) -> Any:
     for node in toposort(end_node):
         g = outgrads.pop(node)
         if type(g) is SparseCotangent:
-            g = g.materialize(node.value)
+            g = g.materialize()
         if recorder is not None:
             recorder.on_visit(node, g)
         for parent, argnum, vjp in zip(node.parents, node.parent_argnums, node.vjps, strict=True):
             contribution = vjp(g)
-            if getattr(contribution, "shape", ()) != getattr(parent.value, "shape", ()):
+            if getattr(contribution, "shape", ()) != parent.shape:
                 raise _shape_error(node, argnum, contribution, parent)
             previous = outgrads.get(parent)
             total = contribution if previous is None else previous + contribution
@@ -134,7 +140,7 @@ def _shape_error(node: VJPNode, argnum: int, contribution: Any, parent: VJPNode)
     return ValueError(
         f"ad_core: the VJP rule of {node.fun.__name__} for argument {argnum} returned "
         f"a cotangent of shape {np.shape(contribution)}, but that argument has shape "
-        f"{np.shape(parent.value)}; a rule must return its input's shape "
+        f"{parent.shape}; a rule must return its input's shape "
         "(reduce broadcast axes with unbroadcast_f)"
     )
 

@@ -158,15 +158,19 @@ def trace_graph(fun: Callable, *args: Any, argnum: int = 0) -> Graph:
         return fun(*args[:argnum], x, *args[argnum + 1 :])
 
     root = VJPNode.new_root(args[argnum])
-    _, end_node = trace(root, unary, args[argnum])
+    # Nodes keep shapes, not values: the values come from the forward events of a recording.
+    with record() as recording:
+        _, end_node = trace(root, unary, args[argnum])
     if end_node is None:
         return Graph([GraphNode(0, "root", _snapshot(args[argnum]),
                                 np.shape(args[argnum]), (), (), True)], None)
+    values = {event.node: event.value for event in recording.of_kind("forward")}
+    values[recording.node_id(root)] = _snapshot(args[argnum])
     order = list(reversed(toposort(end_node)))
     ids = {id(node): index for index, node in enumerate(order)}
     nodes = [
         GraphNode(
-            ids[id(node)], _name(node.fun), _snapshot(node.value), np.shape(node.value),
+            ids[id(node)], _name(node.fun), values[recording.node_id(node)], node.shape,
             tuple(ids[id(parent)] for parent in node.parents), node.parent_argnums,
             node.fun is None,
         )

@@ -60,12 +60,8 @@ def best_seconds(call: Callable[[], object], repeats: int = 31, block_seconds: f
 
 
 def node_vjps(node: object) -> list[Callable]:
-    """The node's VJP callables: built in the forward pass (`node.vjps`), or, if the engine
-    defers its rules to the backward pass, made here from the stored arguments."""
-    if hasattr(node, "vjps"):
-        return list(node.vjps)
-    args, kwargs = node.args, node.kwargs
-    return [node.fun.vjps[argnum](node.value, *args, **kwargs) for argnum in node.parent_argnums]
+    """The node's VJP callables, built in the forward pass."""
+    return list(node.vjps)
 
 
 def per_node_backward_table(
@@ -88,7 +84,7 @@ def per_node_backward_table(
         for node in order:
             g = incoming.pop(node)
             if hasattr(g, "materialize"):
-                g = g.materialize(node.value)
+                g = g.materialize()
             for parent, argnum, vjp in zip(node.parents, node.parent_argnums, node_vjps(node), strict=True):
                 contribution = vjp(g)
                 previous = incoming.get(parent)

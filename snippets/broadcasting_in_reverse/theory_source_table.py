@@ -16,7 +16,7 @@ ideas = [
      r"anp\.sum\(x, axis=axis, keepdims=True\)"),
     ("a real input has a real cotangent", unbroadcast, r"x = anp\.real\(x\)"),
     ("the shape of a cotangent is part of the contract", backward_pass,
-     r"if .*contribution.* != .*parent\.value"),
+     r"if .*contribution.* != parent\.shape"),
     ("contributions along different graph edges add up", backward_pass,
      r"previous \+ contribution"),
     ("$B$ itself, applied to a tangent (forward mode)", broadcast,

@@ -434,3 +434,28 @@ def test_value_and_grad_of_a_nested_container(rng) -> None:
 def test_check_grads_accepts_a_container(rng) -> None:
     params = {"w": rng.standard_normal((2, 3)), "b": rng.standard_normal(3)}
     check_grads(lambda p: anp.sum(anp.tanh(p["w"] + p["b"]) ** 2), modes=("rev",), order=1)(params)
+
+
+def test_an_output_no_rule_reads_is_freed_after_the_forward_pass(rng) -> None:
+    """Nodes keep shapes, not values: `x * w + b` is read by no VJP closure (tanh's rule reads
+    tanh's own output), so once the trace is done nothing holds it; `x * w` is read by
+    nothing either, while the output of tanh is kept for its rule."""
+    import weakref
+
+    from ad_core.core import make_vjp as core_make_vjp
+
+    x, w, b = rng.standard_normal((3, 4)), rng.standard_normal(4), rng.standard_normal(4)
+    seen = {}
+
+    def model(w):
+        pre_activation = x * w + b
+        seen["pre_activation"] = weakref.ref(pre_activation._value)
+        activation = anp.tanh(pre_activation)
+        seen["activation"] = weakref.ref(activation._value)
+        return anp.sum(activation)
+
+    vjp, _ = core_make_vjp(model, w)
+    assert seen["pre_activation"]() is None
+    assert seen["activation"]() is not None
+    expected = np.sum(x * (1 - np.tanh(x * w + b) ** 2), axis=0)
+    np.testing.assert_allclose(vjp(1.0), expected, rtol=1e-12)
