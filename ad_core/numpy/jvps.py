@@ -63,7 +63,7 @@ defjvp(anp.subtract,
 def_linear(anp.multiply)
 defjvp(anp.true_divide,
        lambda g, ans, x, y: broadcast_to_output(g / y, ans),
-       lambda g, ans, x, y: broadcast_to_output(-g * x / y**2, ans))
+       lambda g, ans, x, y: broadcast_to_output(-g * ans / y, ans))
 defjvp(anp.power,
        lambda g, ans, x, y: broadcast_to_output(g * y * x ** anp.where(y, y - 1, 1.0), ans),
        lambda g, ans, x, y: broadcast_to_output(g * anp.log(replace_zero(x, 1.0)) * ans, ans))
@@ -140,7 +140,9 @@ def_linear(anp.cumsum)
 
 def jvp_var(g, ans, x, axis=None, ddof=0, keepdims=False):
     _, count = reduction_layout(anp.shape(x), axis)
-    centred = anp.conj(x - anp.mean(x, axis=axis, keepdims=True))
+    centred = x - anp.mean(x, axis=axis, keepdims=True)
+    if anp.iscomplexobj(centred):  # conj of a real array would only copy it
+        centred = anp.conj(centred)
     return 2.0 * anp.sum(anp.real(g * centred), axis=axis, keepdims=keepdims) / (count - ddof)
 
 
@@ -151,7 +153,7 @@ def jvp_std(g, ans, x, axis=None, ddof=0, keepdims=False):
 def jvp_chooser(g, ans, x, axis=None, keepdims=False):
     kept_shape, _ = reduction_layout(anp.shape(x), axis)
     winners = x == anp.reshape(ans, kept_shape)
-    share = winners / anp.sum(winners, axis=axis, keepdims=True)
+    share = winners / winners.sum(axis=axis, keepdims=True)  # booleans, never traced
     return anp.sum(g * share, axis=axis, keepdims=keepdims)
 
 

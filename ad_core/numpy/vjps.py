@@ -86,6 +86,16 @@ def balanced_eq(x: Any, z: Any, y: Any) -> Any:
     return (x == z) / (1.0 + (x == y))
 
 
+def multiply_into(fresh: Any, factor: Any) -> Any:
+    """`fresh * factor`, where `fresh` is a temporary the calling rule just made and `factor`
+    broadcasts to its shape. At large sizes a new full-size array costs more than the
+    multiplication (fresh pages, cache misses), so plain arrays of one dtype multiply in
+    place; traced values (boxes) take the ordinary product, which can be differentiated again."""
+    if type(fresh) is onp.ndarray and type(factor) is onp.ndarray and factor.dtype == fresh.dtype:
+        return onp.multiply(fresh, factor, out=fresh)
+    return fresh * factor
+
+
 # =============================================================================================
 # Arithmetic
 # =============================================================================================
@@ -188,21 +198,25 @@ def reduction_layout(shape: tuple, axis: Any) -> tuple[tuple, int]:
 def grad_sum(ans, x, axis=None, keepdims=False, dtype=None):
     shape = _shape(x)
     kept_shape, _ = reduction_layout(shape, axis)
-    return lambda g: anp.broadcast_to(anp.reshape(g, kept_shape), shape)
+    aligned = keepdims or axis is None  # g already broadcasts against x: kept axes, or a scalar
+    return lambda g: anp.broadcast_to(g if aligned else anp.reshape(g, kept_shape), shape)
 
 
 def grad_mean(ans, x, axis=None, keepdims=False):
     shape = _shape(x)
     kept_shape, count = reduction_layout(shape, axis)
-    return lambda g: anp.broadcast_to(anp.reshape(g, kept_shape) / count, shape)
+    aligned = keepdims or axis is None  # as in grad_sum
+    return lambda g: anp.broadcast_to((g if aligned else anp.reshape(g, kept_shape)) / count, shape)
 
 
 def grad_var(ans, x, axis=None, ddof=0, keepdims=False):
     kept_shape, count = reduction_layout(_shape(x), axis)
 
     def vjp(g):
-        centred = anp.conj(x - anp.mean(x, axis=axis, keepdims=True))
-        return anp.reshape(g, kept_shape) * (2.0 / (count - ddof)) * centred
+        centred = x - anp.mean(x, axis=axis, keepdims=True)
+        if _iscomplex(centred):  # conj of a real array would only copy it
+            centred = anp.conj(centred)
+        return multiply_into(centred, anp.reshape(g, kept_shape) * (2.0 / (count - ddof)))
 
     return vjp
 
@@ -211,9 +225,11 @@ def grad_std(ans, x, axis=None, ddof=0, keepdims=False):
     kept_shape, count = reduction_layout(_shape(x), axis)
 
     def vjp(g):
-        centred = anp.conj(x - anp.mean(x, axis=axis, keepdims=True))
+        centred = x - anp.mean(x, axis=axis, keepdims=True)
+        if _iscomplex(centred):  # conj of a real array would only copy it
+            centred = anp.conj(centred)
         scale = anp.reshape(g, kept_shape) / ((count - ddof) * anp.reshape(ans, kept_shape))
-        return scale * centred
+        return multiply_into(centred, scale)
 
     return vjp
 
@@ -224,8 +240,10 @@ def grad_chooser(ans, x, axis=None, keepdims=None):
     kept_shape, _ = reduction_layout(_shape(x), axis)
 
     def vjp(g):
+        # Booleans are never traced, so NumPy may count them directly; dividing the cotangent
+        # on the reduced shape first leaves one full-size multiplication.
         winners = x == anp.reshape(ans, kept_shape)
-        return anp.reshape(g, kept_shape) * winners / anp.sum(winners, axis=axis, keepdims=True)
+        return anp.reshape(g, kept_shape) / winners.sum(axis=axis, keepdims=True) * winners
 
     return vjp
 

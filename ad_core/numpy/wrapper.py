@@ -8,6 +8,7 @@ has to flow through it, with an error that names it.
 from __future__ import annotations
 
 import itertools
+import math
 import types
 from collections.abc import Callable
 from typing import Any
@@ -259,6 +260,14 @@ def array_getitem(A: Any, index: Any) -> Any:
 def untake(g: Any, index: Any, shape: tuple) -> _np.ndarray:
     """The adjoint of `A[index]`: scatter `g` into zeros, adding where indices repeat."""
     result = _np.zeros(shape, _np.result_type(g))
+    if type(index) is _np.ndarray and index.dtype == _np.intp and len(shape) > 1:
+        # Whole rows picked by one integer array (an embedding lookup): np.add.at is several
+        # times faster on flat positions, row * row_size + column, and adds the same numbers
+        # in the same order. A negative row gives a negative position that wraps the same way.
+        row_size = math.prod(shape[1:])
+        flat = (index.reshape(-1, 1) * row_size + _np.arange(row_size)).reshape(-1)
+        _np.add.at(result.reshape(-1), flat, _np.ravel(g))
+        return result
     _np.add.at(result, index, g)
     return result
 

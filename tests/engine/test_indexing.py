@@ -27,6 +27,7 @@ INDEXERS: dict[str, Callable[[Any], Any]] = {
     "newaxis": lambda x: x[None, :, 1],
     "integer-array-rows": lambda x: x[np.array([2, 0])],
     "repeated-rows": lambda x: x[[0, 0, 2, 0]],
+    "integer-array-2d-rows": lambda x: x[np.array([[2, 0], [2, -1], [0, 0]])],
     "paired-integer-arrays": lambda x: x[[0, 1, 1, 2], [3, 3, 0, 3]],
     "array-and-slice": lambda x: x[[2, 2], 1:],
     "boolean-mask": lambda x: x[MASK],
@@ -42,7 +43,9 @@ def test_indexing_matches_finite_differences(name: str, rng) -> None:
     check_both_modes(INDEXERS[name], [rng.standard_normal((3, 4))], rng)
 
 
-@pytest.mark.parametrize("name", ["repeated-rows", "paired-integer-arrays", "boolean-mask", "take-axis"])
+@pytest.mark.parametrize(
+    "name", ["repeated-rows", "integer-array-2d-rows", "paired-integer-arrays", "boolean-mask", "take-axis"]
+)
 @allow_constant_derivatives
 def test_indexing_passes_check_grads_to_second_order(name: str, rng) -> None:
     check_grads(lambda x: INDEXERS[name](x) ** 2, modes=("fwd", "rev"), order=2)(rng.standard_normal((3, 4)))
@@ -75,3 +78,44 @@ def test_index_into_scalar_result_keeps_float_gradient(rng) -> None:
     expected[1, 2] = 2 * x[1, 2]
     assert gradient.dtype == np.float64
     np.testing.assert_allclose(gradient, expected, rtol=1e-12)
+
+
+def scatter_add_reference(g: np.ndarray, index: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """The textbook adjoint of `A[index]`: zeros, then `np.add.at` with the index as given."""
+    result = np.zeros(shape, np.result_type(g))
+    np.add.at(result, index, g)
+    return result
+
+
+# untake has a fast path for whole rows picked by one integer array (an embedding lookup): flat
+# positions instead of rows. It must give the bits of np.add.at: same sums, in the same order.
+ROW_INDEXES = {
+    "embedding-windows": np.array([[3, 1, 3], [1, 3, 4], [3, 4, 0], [4, 0, 0]]),
+    "negative-rows": np.array([[-1, 4], [0, -5], [-1, -1]]),
+    "one-dimensional": np.array([2, 2, 2, 0, -3]),
+    "empty": np.zeros((0, 2), dtype=np.intp),
+}
+
+
+@pytest.mark.parametrize("table_shape", [(5, 3), (5, 2, 3)], ids=["5x3", "5x2x3"])
+@pytest.mark.parametrize("name", list(ROW_INDEXES))
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
+def test_untake_of_integer_rows_has_the_bits_of_add_at(name: str, table_shape, dtype, rng) -> None:
+    index = ROW_INDEXES[name]
+    g = rng.standard_normal(index.shape + table_shape[1:]).astype(dtype)
+    if np.dtype(dtype).kind == "c":
+        g = g + 1j * rng.standard_normal(g.shape)
+    computed = anp.untake(g, index, table_shape)
+    assert computed.dtype == g.dtype
+    np.testing.assert_array_equal(computed, scatter_add_reference(g, index, table_shape), strict=True)
+
+
+@pytest.mark.parametrize("index_dtype", [np.intp, np.int32, np.uint8], ids=lambda d: np.dtype(d).name)
+def test_embedding_gradient_is_the_same_for_every_integer_index_dtype(index_dtype, rng) -> None:
+    # Only intp indices take the flat fast path; the others go through np.add.at as given.
+    table = rng.standard_normal((6, 4))
+    windows = np.array([[0, 5, 0], [5, 5, 1]]).astype(index_dtype)
+    weights = rng.standard_normal((2, 3, 4))
+    gradient = grad(lambda t: anp.sum(weights * t[windows]))(table)
+    expected = scatter_add_reference(weights, windows.astype(np.intp), table.shape)
+    np.testing.assert_array_equal(gradient, expected)

@@ -9,13 +9,15 @@ import numpy as np
 import pytest
 
 import ad_core.numpy as anp
-from ad_core import grad
+from ad_core import grad, make_jvp, make_vjp
 from ad_core.test_util import check_grads
 
 from ._oracle import (
     allow_constant_derivatives,
     check_both_modes,
+    directional_derivative,
     distinct_values,
+    numerical_complex_grad,
     numerical_grad,
     shape_id,
     uniform,
@@ -114,3 +116,66 @@ def test_max_tie_splits_the_gradient_between_tied_entries() -> None:
     gradient = grad(lambda v: anp.sum(anp.max(v, axis=1)))(x)
     is_max = x == x.max(axis=1, keepdims=True)
     np.testing.assert_allclose(gradient, is_max / is_max.sum(axis=1, keepdims=True))
+
+
+TIE_CASES = [
+    ((2, 3), {"axis": 1}),
+    ((2, 3), {"axis": 0, "keepdims": True}),
+    ((2, 3), {}),
+]
+
+
+@pytest.mark.parametrize("case", TIE_CASES, ids=case_id)
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_ties_share_the_cotangent_and_the_tangent_equally(name: str, case, rng) -> None:
+    shape, kwargs = case
+    reduce = CHOOSING_REDUCTIONS[name]
+    x = np.array([[1.0, 3.0, 3.0], [3.0, -2.0, 3.0]]) * (1.0 if name == "max" else -1.0)
+    chosen = x == reduce(x, axis=kwargs.get("axis"), keepdims=True)
+    share = chosen / chosen.sum(axis=kwargs.get("axis"), keepdims=True)
+    out_shape = np.shape(reduce(x, **kwargs))
+    cotangent = rng.standard_normal(out_shape)
+    vjp, _ = make_vjp(lambda v: reduce(v, **kwargs))(x)
+    expected_vjp = share * np.reshape(cotangent, np.shape(reduce(x, axis=kwargs.get("axis"), keepdims=True)))
+    np.testing.assert_allclose(vjp(cotangent), expected_vjp, rtol=1e-15)
+    tangent = rng.standard_normal(shape)
+    _, jvp = make_jvp(lambda v: reduce(v, **kwargs))(x)(tangent)
+    np.testing.assert_allclose(jvp, np.sum(share * tangent, **kwargs), rtol=1e-14)
+
+
+@pytest.mark.parametrize("name", ["var", "std", "var-ddof1"])
+@pytest.mark.parametrize("case", [((4,), {}), ((2, 3), {"axis": 1, "keepdims": True})], ids=case_id)
+def test_var_and_std_of_complex_input_match_finite_differences(name: str, case, rng) -> None:
+    # The rules conjugate `x - mean` only for complex input; real input skips that copy.
+    shape, kwargs = case
+    z = rng.uniform(0.5, 2.0, shape) * np.exp(1j * rng.uniform(-3.0, 3.0, shape))
+    weights = rng.standard_normal(np.shape(SMOOTH_REDUCTIONS[name](z, **kwargs)))
+
+    def loss(v):
+        return anp.sum(weights * SMOOTH_REDUCTIONS[name](v, **kwargs))
+
+    computed = grad(loss)(z)
+    assert np.iscomplexobj(computed)
+    np.testing.assert_allclose(computed, numerical_complex_grad(loss, z), rtol=1e-7, atol=1e-8)
+    direction = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+    _, tangent_out = make_jvp(loss)(z)(direction)
+    expected = directional_derivative(loss, [z], 0, direction)
+    np.testing.assert_allclose(tangent_out, expected, rtol=1e-7, atol=1e-8)
+
+
+@pytest.mark.parametrize("name", ["var", "std"])
+def test_var_and_std_rules_leave_their_input_untouched_and_keep_its_dtype(name: str, rng) -> None:
+    # The rules multiply into their own `x - mean` temporary; only a same-dtype factor may be
+    # written into it, so a float32 input with a float64 cotangent takes the ordinary product.
+    function = SMOOTH_REDUCTIONS[name]
+    for dtype in (np.float64, np.float32):
+        x = rng.uniform(0.5, 1.5, (5, 3)).astype(dtype)
+        kept = x.copy()
+        vjp, _ = make_vjp(lambda v: function(v, axis=0))(x)
+        g = rng.standard_normal(3)
+        computed = vjp(g)
+        np.testing.assert_array_equal(x, kept)
+        centred = x - x.mean(axis=0)
+        scale = g / (5 * (1.0 if name == "var" else 2.0 * np.std(x, axis=0)))
+        assert computed.dtype == np.result_type(centred, scale)
+        np.testing.assert_allclose(computed, 2.0 * scale * centred, rtol=1e-6)
