@@ -7,6 +7,7 @@ with `ad_core.numpy` functions, so they are traced themselves and can be differe
 
 from __future__ import annotations
 
+import functools
 import math
 import string
 from collections.abc import Callable
@@ -183,10 +184,14 @@ defvjp(anp.clip,
 # =============================================================================================
 
 
+@functools.lru_cache(maxsize=4096)
 def reduction_layout(shape: tuple, axis: Any) -> tuple[tuple, int]:
     """Where a reduction over `axis` leaves size-1 axes (`kept_shape`) and how many entries
     each output combines (`count`). Reshaping a cotangent to `kept_shape` lets broadcasting
-    copy it back along the reduced axes."""
+    copy it back along the reduced axes.
+
+    Cached: a training loop asks about the same few shapes at every step, and the answer
+    costs several Python-level loops to work out."""
     if axis is None:
         axes = set(range(len(shape)))
     else:
