@@ -48,20 +48,27 @@ def unbroadcast(x: Any, target_meta: tuple, broadcast_idx: int = 0) -> Any:
     target_shape, target_ndim, _dtype, target_iscomplex = target_meta
     if type(x) is onp.ndarray and x.shape == target_shape and (target_iscomplex or x.dtype.kind != "c"):
         return x  # nothing was broadcast: the common case, kept cheap
-    _inspect.note("unbroadcast", "enter", x, target_shape=target_shape, target_ndim=target_ndim)
+    # Each stage is reported to a recording, if one is on; when none is, no report is built.
+    recorder = _inspect.active
+    if recorder is not None:
+        recorder.on_stage("unbroadcast", "enter", x, target_shape=target_shape, target_ndim=target_ndim)
     while _ndim(x) > target_ndim:
         x = anp.sum(x, axis=broadcast_idx)
-        _inspect.note("unbroadcast", "sum_leading", x, axis=broadcast_idx,
-                      target_shape=target_shape, target_ndim=target_ndim)
+        if recorder is not None:
+            recorder.on_stage("unbroadcast", "sum_leading", x, axis=broadcast_idx,
+                              target_shape=target_shape, target_ndim=target_ndim)
     for axis, size in enumerate(target_shape):
         if size == 1 and x.shape[axis] != 1:
             x = anp.sum(x, axis=axis, keepdims=True)
-            _inspect.note("unbroadcast", "sum_keepdims", x, axis=axis,
-                          target_shape=target_shape, target_ndim=target_ndim)
+            if recorder is not None:
+                recorder.on_stage("unbroadcast", "sum_keepdims", x, axis=axis,
+                                  target_shape=target_shape, target_ndim=target_ndim)
     if _iscomplex(x) and not target_iscomplex:
         x = anp.real(x)
-        _inspect.note("unbroadcast", "real", x, target_shape=target_shape, target_ndim=target_ndim)
-    _inspect.note("unbroadcast", "return", x, target_shape=target_shape, target_ndim=target_ndim)
+        if recorder is not None:
+            recorder.on_stage("unbroadcast", "real", x, target_shape=target_shape, target_ndim=target_ndim)
+    if recorder is not None:
+        recorder.on_stage("unbroadcast", "return", x, target_shape=target_shape, target_ndim=target_ndim)
     return x
 
 
