@@ -34,6 +34,11 @@ def _shape(x: Any) -> tuple:
     return getattr(x, "shape", ())
 
 
+def _as_array(x: Any) -> Any:
+    """An operand as the rules read it: arrays and boxes as they are, lists as NumPy sees them."""
+    return x if hasattr(x, "shape") else onp.asarray(x)
+
+
 def _iscomplex(x: Any) -> bool:
     return (getattr(x, "dtype", None) is not None and x.dtype.kind == "c") or isinstance(x, complex)
 
@@ -310,8 +315,8 @@ defvjp(anp.cumsum, grad_cumsum)
 
 def dot_vjp_0(ans, A, B):
     """The cotangent of A in `dot(A, B)`: contract the output cotangent with B's last axes."""
-    A_meta = anp.metadata(A)
-    A_ndim, B_ndim = A_meta[1], anp.ndim(B)
+    A_meta, B = anp.metadata(A), _as_array(B)
+    A_ndim, B_ndim = A_meta[1], _ndim(B)
 
     def vjp(g):
         if A_ndim == 0 or B_ndim == 0:
@@ -330,8 +335,8 @@ def dot_vjp_0(ans, A, B):
 
 def dot_vjp_1(ans, A, B):
     """The cotangent of B in `dot(A, B)`: contract A's leading axes with the cotangent's."""
-    B_meta = anp.metadata(B)
-    A_ndim, B_ndim = anp.ndim(A), B_meta[1]
+    B_meta, A = anp.metadata(B), _as_array(A)
+    A_ndim, B_ndim = _ndim(A), B_meta[1]
 
     def vjp(g):
         if A_ndim == 0 or B_ndim == 0:
@@ -354,7 +359,7 @@ defvjp(anp.dot, dot_vjp_0, dot_vjp_1)
 
 def matmul_vjp_0(ans, A, B):
     A_meta = anp.metadata(A)
-    A_ndim, B_ndim = A_meta[1], anp.ndim(B)
+    A_ndim, B_ndim = A_meta[1], anp.metadata(B)[1]
 
     def vjp(g):
         if B_ndim == 1:
@@ -370,7 +375,7 @@ def matmul_vjp_0(ans, A, B):
 
 def matmul_vjp_1(ans, A, B):
     B_meta = anp.metadata(B)
-    A_ndim, B_ndim = anp.ndim(A), B_meta[1]
+    A_ndim, B_ndim = anp.metadata(A)[1], B_meta[1]
 
     def vjp(g):
         if A_ndim == 1:

@@ -157,12 +157,10 @@ def metadata(A: Any) -> tuple[tuple, int, _np.dtype, bool]:
     """What a rule needs to know about an input to give a cotangent back to it:
     `(shape, ndim, dtype, iscomplex)`."""
     if type(A) is not _np.ndarray:
-        A = getval(A)
-    if type(A) is _np.ndarray:
-        dtype = A.dtype
-        return A.shape, A.ndim, dtype, dtype.kind == "c"
-    dtype = _np.result_type(A)
-    return _np.shape(A), _np.ndim(A), dtype, dtype.kind == "c"
+        # Numbers and nested lists too (`anp.dot(x, [1.0, 2.0])`): NumPy's view of them.
+        A = _np.asarray(getval(A))
+    dtype = A.dtype
+    return A.shape, A.ndim, dtype, dtype.kind == "c"
 
 
 # ---------------------------------------------------------------------------------------------
