@@ -588,9 +588,17 @@ defvjp(anp.diagonal, lambda ans, x, offset=0, axis1=0, axis2=1: lambda g: _diago
 
 
 def _diagonal_adjoint(g, shape, offset, axis1, axis2):
-    if len(shape) != 2:
-        raise NotImplementedError("ad_core: VJP of diagonal for arrays with more than 2 axes")
-    return _diag_matrix(g, shape, offset)
+    """Place `g` (the diagonal along its last axis) back on the plane `(axis1, axis2)`: with
+    those two axes moved to the end, the diagonal is `[..., i, i + offset]`."""
+    if len(shape) == 2:
+        return _diag_matrix(g, shape, offset)
+    axis1, axis2 = axis1 % len(shape), axis2 % len(shape)
+    others = [size for axis, size in enumerate(shape) if axis not in (axis1, axis2)]
+    length = anp.shape(g)[-1]
+    rows = onp.arange(length) + max(-offset, 0)
+    cols = onp.arange(length) + max(offset, 0)
+    moved = anp.untake(g, (Ellipsis, rows, cols), (*others, shape[axis1], shape[axis2]))
+    return anp.moveaxis(moved, (-2, -1), (axis1, axis2))
 
 
 def grad_trace(ans, x, offset=0):

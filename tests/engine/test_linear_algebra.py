@@ -73,6 +73,14 @@ PRODUCT_CASES = [
     ProductCase("diag-build", anp.diag, ((4,),)),
     ProductCase("diag-build-offset", lambda v: anp.diag(v, k=1), ((3,),)),
     ProductCase("diagonal", anp.diagonal, ((3, 4),)),
+    ProductCase("diagonal-3d", anp.diagonal, ((3, 4, 2),)),
+    ProductCase("diagonal-3d-last-axes", lambda a: anp.diagonal(a, axis1=1, axis2=2), ((2, 3, 4),)),
+    ProductCase(
+        "diagonal-3d-axes-reversed-offset", lambda a: anp.diagonal(a, 1, axis1=2, axis2=0), ((3, 2, 4),)
+    ),
+    ProductCase(
+        "diagonal-4d-negative-axes", lambda a: anp.diagonal(a, -1, axis1=-1, axis2=1), ((2, 3, 2, 4),)
+    ),
     ProductCase("triu", anp.triu, ((4, 4),)),
     ProductCase("triu-offset", lambda a: anp.triu(a, k=1), ((3, 4),)),
     ProductCase("tril", anp.tril, ((4, 4),)),
@@ -89,6 +97,7 @@ SECOND_ORDER_CASES = {
     "inner-matrices",
     "trace",
     "diag-build",
+    "diagonal-3d-axes-reversed-offset",
     "triu-offset",
 }
 
