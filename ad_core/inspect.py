@@ -121,12 +121,6 @@ def record() -> Iterator[Recording]:
         active = previous
 
 
-def note(kind: str, stage: str, x: Any, **detail) -> None:
-    """Report one stage of a shape rule (`unbroadcast`, `broadcast`) to an active recording."""
-    if active is not None:
-        active.on_stage(kind, stage, x, **detail)
-
-
 # ---------------------------------------------------------------------------------------------
 # The traced graph, for diagrams
 # ---------------------------------------------------------------------------------------------

@@ -28,17 +28,23 @@ def broadcast(x: Any, target_meta: tuple, broadcast_idx: int = 0) -> Any:
     a complex target makes the tangent complex.
     """
     target_shape, target_ndim, _dtype, target_iscomplex = target_meta
-    _inspect.note("broadcast", "enter", x, target_shape=target_shape)
+    # Each stage is reported to a recording, if one is on, as in `unbroadcast`.
+    recorder = _inspect.active
+    if recorder is not None:
+        recorder.on_stage("broadcast", "enter", x, target_shape=target_shape)
     while anp.ndim(x) < target_ndim:
         x = anp.expand_dims(x, broadcast_idx)
-        _inspect.note("broadcast", "expand_dims", x, axis=broadcast_idx, target_shape=target_shape)
+        if recorder is not None:
+            recorder.on_stage("broadcast", "expand_dims", x, axis=broadcast_idx, target_shape=target_shape)
     for axis, size in enumerate(anp.shape(x)):
         if size == 1 and target_shape[axis] != 1:
             x = anp.repeat(x, target_shape[axis], axis=axis)
-            _inspect.note("broadcast", "repeat", x, axis=axis, target_shape=target_shape)
+            if recorder is not None:
+                recorder.on_stage("broadcast", "repeat", x, axis=axis, target_shape=target_shape)
     if target_iscomplex and not anp.iscomplexobj(x):
         x = x + 0j
-        _inspect.note("broadcast", "complex", x, target_shape=target_shape)
+        if recorder is not None:
+            recorder.on_stage("broadcast", "complex", x, target_shape=target_shape)
     return x
 
 

@@ -23,9 +23,10 @@ print()
 print(
     f"The highlighted lines {leading_line}, {keepdims_line} and {real_line} of `{path}` are the "
     "three stages: the leading sum, the keepdims sum, and the step back to real numbers. Each "
-    "`_inspect.note(...)` line reports a stage to the recorder; it does nothing when no "
-    "recording is active."
+    "`recorder.on_stage(...)` call reports a stage to the recording that the state tables below "
+    "come from; `recorder` is `None` when no recording is active, and then no report is built."
 )
+assert inspect.getsource(unbroadcast).count("recorder.on_stage(") == 5
 if early_returns:
     print()
     print(
