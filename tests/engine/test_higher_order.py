@@ -106,3 +106,19 @@ def test_reverse_over_forward_second_derivative(rng) -> None:
 
     expected = (6 * x + 6 * x**2 + x**3) * np.exp(x)
     np.testing.assert_allclose(grad(first)(x), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("outer_first", [True, False], ids=["outer-box-first", "inner-box-first"])
+def test_primitive_with_boxes_of_two_traces_records_on_both(outer_first: bool) -> None:
+    """d/dx [d/dy (x * y**2)] = 2y: one multiply sees a box of the outer trace (x) and one of
+    the inner trace (y**2), in either argument order, and must be recorded by both traces."""
+
+    def mixed(x: float, y: float) -> object:
+        return x * y**2 if outer_first else y**2 * x
+
+    def inner_derivative(x: float) -> object:
+        return grad(lambda y: mixed(x, y))(1.5)
+
+    assert np.isclose(inner_derivative(0.7), 2 * 0.7 * 1.5)
+    assert np.isclose(grad(inner_derivative)(0.7), 2 * 1.5)
+    assert np.isclose(grad(grad(lambda y: mixed(0.7, y)))(1.5), 2 * 0.7)
