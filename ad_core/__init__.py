@@ -12,15 +12,25 @@ friends) → `numpy` (the wrapped namespace and its rules).
 
 from . import containers, numpy
 from .differential_operators import (
+    checkpoint,
+    deriv,
     elementwise_grad,
     grad,
+    grad_and_aux,
+    grad_named,
     hessian,
+    hessian_tensor_product,
     hessian_vector_product,
     holomorphic_grad,
     jacobian,
+    make_ggnvp,
+    make_hvp,
     make_jvp,
     make_vjp,
+    multigrad_dict,
+    tensor_jacobian_product,
     value_and_grad,
+    vector_jacobian_product,
 )
 from .test_util import check_grads
 
@@ -28,15 +38,25 @@ __version__ = "0.1.0"
 
 __all__ = [
     "check_grads",
+    "checkpoint",
     "containers",
+    "deriv",
     "elementwise_grad",
     "grad",
+    "grad_and_aux",
+    "grad_named",
     "hessian",
+    "hessian_tensor_product",
     "hessian_vector_product",
     "holomorphic_grad",
     "jacobian",
+    "make_ggnvp",
+    "make_hvp",
     "make_jvp",
     "make_vjp",
+    "multigrad_dict",
     "numpy",
+    "tensor_jacobian_product",
     "value_and_grad",
+    "vector_jacobian_product",
 ]

@@ -7,6 +7,7 @@ one of them (`argnum`), by tracing a one-argument function with `make_vjp` or `m
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -15,7 +16,7 @@ import numpy as np
 from .core import make_jvp as _make_jvp
 from .core import make_vjp as _make_vjp
 from .core import vspace
-from .tracer import getval
+from .tracer import Box, getval
 
 
 def _unary(fun: Callable, args: tuple, argnum: int | tuple[int, ...], operator: str) -> tuple[Callable, Any]:
@@ -218,3 +219,145 @@ def hessian_vector_product_reverse(fun: Callable, argnum: int = 0) -> Callable:
         return grad(lambda x: anp.sum(unary_grad(x) * getval(vector)))(x)
 
     return hvp
+
+
+# ---------------------------------------------------------------------------------------------
+# The rest of HIPS/autograd's operators, so that code written for it runs after one import
+# changes. Each is a few lines on top of the operators above.
+# ---------------------------------------------------------------------------------------------
+
+
+def deriv(fun: Callable, argnum: int = 0) -> Callable:
+    r"""The derivative $f'(x)$ along the all-ones direction: for a function of one scalar, its
+    derivative; in general $J_f(x)\,\mathbf{1}$, one forward pass."""
+    return _nary(_deriv, fun, argnum, "deriv")
+
+
+def _deriv(fun: Callable, x: Any) -> Any:
+    return _make_jvp(fun, x)(vspace(x).ones())[1]
+
+
+def grad_and_aux(fun: Callable, argnum: int | tuple[int, ...] = 0) -> Callable:
+    r"""For `fun` returning `(value, aux)`: the pair `(gradient, aux)`, where the gradient is
+    $\nabla\,\text{value}$ and `aux` is anything the function hands back alongside it
+    (predictions, a breakdown of the loss), returned as computed, not differentiated."""
+    return _nary(_grad_and_aux, fun, argnum, "grad_and_aux")
+
+
+def _grad_and_aux(fun: Callable, x: Any) -> tuple[Any, Any]:
+    kept = {}
+
+    def value_only(x):
+        value, kept["aux"] = fun(x)
+        kept["level"] = x._trace
+        return value
+
+    vjp, ans = _make_vjp(value_only, x)
+    _check_scalar_output(ans, "grad_and_aux")
+    return vjp(vspace(ans).ones()), _unbox_level(kept["aux"], kept["level"])
+
+
+def _unbox_level(x: Any, level: int) -> Any:
+    """`x` with the boxes of trace `level` opened, inside lists, tuples and dicts too; boxes of
+    outer traces stay, so an outer trace can still differentiate through `aux`."""
+    if isinstance(x, Box):
+        return x._value if x._trace == level else x
+    if isinstance(x, list | tuple):
+        return type(x)(_unbox_level(item, level) for item in x)
+    if isinstance(x, dict):
+        return {key: _unbox_level(value, level) for key, value in x.items()}
+    return x
+
+
+def grad_named(fun: Callable, argname: str) -> Callable:
+    """`grad` with respect to the parameter called `argname` in `fun`'s signature."""
+    names = list(inspect.signature(fun).parameters)
+    if argname not in names:
+        raise ValueError(f"ad_core.grad_named: {fun.__name__} has no parameter {argname!r}; it has {names}")
+    return grad(fun, names.index(argname))
+
+
+def make_hvp(fun: Callable, argnum: int = 0) -> Callable:
+    r"""`make_hvp(f)(*args)` returns `(v -> H v, \nabla f(x))`: one trace of the gradient, then
+    any number of Hessian-vector products, each one reverse pass over it."""
+    return _nary(_make_hvp, fun, argnum, "make_hvp")
+
+
+def _make_hvp(fun: Callable, x: Any) -> tuple[Callable, Any]:
+    return _make_vjp(grad(fun), x)
+
+
+hessian_tensor_product = hessian_vector_product
+
+
+def vector_jacobian_product(fun: Callable, argnum: int = 0) -> Callable:
+    r"""`vjp(*args, v)` is $v^\top J_f(x)$: the derivative of
+    $\langle f(x), v\rangle$ contracted over all of `v`'s axes (the trailing axes of
+    `f`'s output), with respect to `args[argnum]`."""
+
+    def vjp(*args_and_vector):
+        *args, vector = args_and_vector
+        from . import numpy as anp
+
+        def contracted(*args):
+            return anp.tensordot(fun(*args), vector, np.ndim(vector))
+
+        return jacobian(contracted, argnum)(*args)
+
+    return vjp
+
+
+tensor_jacobian_product = vector_jacobian_product
+
+
+def make_ggnvp(f: Callable, g: Callable | None = None, f_argnum: int = 0) -> Callable:
+    r"""The generalized Gauss-Newton product of $L = g \circ f$:
+    `make_ggnvp(f, g)(*args)` returns $v \mapsto J_f^\top \nabla^2 g\, J_f\, v$.
+
+    It is the Hessian of $L$ without the terms that need second derivatives of $f$, positive
+    semi-definite whenever $g$ is convex; the default $g(y) = \tfrac12 \sum y^2$ (over the last
+    axis) gives $J_f^\top J_f v$.
+    """
+    from . import numpy as anp
+
+    outer = g if g is not None else (lambda y: 0.5 * anp.sum(y**2, axis=-1))
+
+    def build(f, x):
+        f_vjp, f_x = _make_vjp(f, x)
+        g_hvp, _ = _make_vjp(grad(outer), f_x)
+        f_jvp = _make_jvp(f, x)
+        return lambda v: f_vjp(g_hvp(f_jvp(v)[1]))
+
+    return _nary(build, f, f_argnum, "make_ggnvp")
+
+
+def multigrad_dict(fun: Callable) -> Callable:
+    """`multigrad_dict(f)(*args, **kwargs)`: the gradient with respect to every argument passed,
+    as a dict from parameter name to gradient (one trace, one backward pass)."""
+    signature = inspect.signature(fun)
+
+    def gradients(*args, **kwargs):
+        passed = signature.bind(*args, **kwargs).arguments
+
+        def call(values):
+            bound = inspect.BoundArguments(signature, {name: values[name] for name in passed})
+            return fun(*bound.args, **bound.kwargs)
+
+        return grad(call)(dict(passed))
+
+    return gradients
+
+
+def checkpoint(fun: Callable) -> Callable:
+    """`fun` as one primitive whose VJP runs `fun` again: the backward pass recomputes the
+    intermediate values of `fun` instead of keeping them from the forward pass, trading time for
+    memory. Reverse mode only."""
+    from .core import defvjp_argnum
+    from .tracer import primitive
+
+    def recompute_vjp(argnum, ans, args, kwargs):
+        return make_vjp(lambda *a: fun(*a, **kwargs), argnum)(*args)[0]
+
+    wrapped = primitive(fun)
+    defvjp_argnum(wrapped, recompute_vjp)
+    return wrapped
