@@ -8,6 +8,7 @@ in zeros once, when it reaches the container itself.
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from .core import SparseCotangent, defjvp, defvjp
@@ -20,7 +21,21 @@ def container_take(container: Any, key: Any) -> Any:
     return container[key]
 
 
-defvjp(container_take, lambda ans, container, key: lambda g: SparseCotangent({key: g}, container))
+def _position(container: Any, key: Any) -> Any:
+    """The key under which a read is recorded: a sequence index counted from the front.
+
+    `SparseCotangent.materialize` looks elements up by position `0, 1, ...`, so a read
+    through `params[-1]` must be recorded as `params[len - 1]`, or its cotangent is never found.
+    """
+    if isinstance(container, list | tuple) and not isinstance(key, slice):
+        return operator.index(key) % len(container)
+    return key
+
+
+defvjp(
+    container_take,
+    lambda ans, container, key: lambda g: SparseCotangent({_position(container, key): g}, container),
+)
 defjvp(container_take, lambda g, ans, container, key: g[key])
 
 

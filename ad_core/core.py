@@ -39,14 +39,13 @@ class VJPNode(Node):
         makers = fun.vjps
         if len(parent_argnums) == 1:  # the common case, without the loop
             argnum = parent_argnums[0]
-            maker = makers.get(argnum)
-            vjp = _missing_rule("VJP", fun, argnum) if maker is None else maker(value, *args, **kwargs)
-            self.vjps = (vjp,)
+            maker = makers.get(argnum) or _fallback_vjp_maker(fun, argnum)
+            self.vjps = (maker(value, *args, **kwargs),)
             return
         vjps = []
         for argnum in parent_argnums:
-            maker = makers.get(argnum)
-            vjps.append(_missing_rule("VJP", fun, argnum) if maker is None else maker(value, *args, **kwargs))
+            maker = makers.get(argnum) or _fallback_vjp_maker(fun, argnum)
+            vjps.append(maker(value, *args, **kwargs))
         self.vjps = vjps
 
     def initialize_root(self, value=None):
@@ -59,6 +58,17 @@ class VJPNode(Node):
     def __repr__(self) -> str:
         name = "root" if self.fun is None else self.fun.__name__
         return f"VJPNode({name}, shape={self.shape}, parents={len(self.parents)})"
+
+
+def _fallback_vjp_maker(fun: Callable, argnum: int) -> Callable:
+    """The maker for an argument without a rule of its own: the one `defvjp_argnum` registered
+    for every argument, if any, or one whose VJP raises (the value was computed; only
+    differentiating through it fails)."""
+    every_argnum = getattr(fun, "vjp_every_argnum", None)
+    if every_argnum is None:
+        return lambda ans, *args, **kwargs: _missing_rule("VJP", fun, argnum)
+    maker = fun.vjps[argnum] = _bind_argnum(every_argnum, argnum)
+    return maker
 
 
 def _missing_rule(mode: str, fun: Callable, argnum: int) -> Callable:
@@ -86,7 +96,7 @@ class SparseCotangent:
             return NotImplemented
         parts = dict(self.parts)
         for key, value in other.parts.items():
-            parts[key] = value if key not in parts else parts[key] + value
+            parts[key] = value if key not in parts else add_cotangents(parts[key], value)
         return SparseCotangent(parts, self.container)
 
     def materialize(self) -> Any:
@@ -107,6 +117,16 @@ class SparseCotangent:
         return f"SparseCotangent(keys={sorted(self.parts, key=repr)})"
 
     shape = ()
+
+
+def add_cotangents(x: Any, y: Any) -> Any:
+    """`x + y` for cotangents, element by element inside lists, tuples and dicts (where Python's
+    `+` would join two tuples end to end instead of adding them)."""
+    if isinstance(x, list | tuple):
+        return type(x)(add_cotangents(a, b) for a, b in zip(x, y, strict=True))
+    if isinstance(x, dict):
+        return {key: add_cotangents(value, y[key]) for key, value in x.items()}
+    return x + y
 
 
 def backward_pass(g: Any, end_node: VJPNode) -> Any:
@@ -173,8 +193,12 @@ def defvjp(fun: Callable, *vjpmakers: Callable | None, argnums: Any = None) -> N
         fun.vjps[argnum] = _zero_vjp_maker(argnum) if maker is None else maker
 
 
-def defvjp_argnum(fun: Callable, vjpmaker: Callable, argnums: Any = range(32)) -> None:
-    """Register one maker for all arguments: `vjpmaker(argnum, ans, args, kwargs)`."""
+def defvjp_argnum(fun: Callable, vjpmaker: Callable, argnums: Any = None) -> None:
+    """Register one maker, `vjpmaker(argnum, ans, args, kwargs)`, for the arguments in
+    `argnums`, or for every argument however many there are (`argnums=None`)."""
+    if argnums is None:
+        fun.vjp_every_argnum = vjpmaker
+        return
     for argnum in argnums:
         fun.vjps[argnum] = _bind_argnum(vjpmaker, argnum)
 
@@ -205,7 +229,7 @@ class JVPNode(Node):
         recorder = _inspect.active
         tangent = None
         for argnum, parent in zip(parent_argnums, parents, strict=True):
-            rule = rules.get(argnum) or _missing_rule("JVP", fun, argnum)
+            rule = rules.get(argnum) or _fallback_jvp(fun, argnum)
             contribution = rule(parent.g, value, *args, **kwargs)
             if recorder is not None:
                 recorder.on_jvp(self, parent, fun, argnum, parent.g, contribution)
@@ -239,10 +263,23 @@ def defjvp(fun: Callable, *jvpfuns: Callable | None, argnums: Any = None) -> Non
         fun.jvps[argnum] = _zero_jvp if jvpfun is None else jvpfun
 
 
-def defjvp_argnum(fun: Callable, jvpmaker: Callable, argnums: Any = range(32)) -> None:
-    """Register one JVP for all arguments: `jvpmaker(argnum, g, ans, args, kwargs)`."""
+def defjvp_argnum(fun: Callable, jvpmaker: Callable, argnums: Any = None) -> None:
+    """Register one JVP, `jvpmaker(argnum, g, ans, args, kwargs)`, for the arguments in
+    `argnums`, or for every argument however many there are (`argnums=None`)."""
+    if argnums is None:
+        fun.jvp_every_argnum = jvpmaker
+        return
     for argnum in argnums:
         fun.jvps[argnum] = _bind_jvp_argnum(jvpmaker, argnum)
+
+
+def _fallback_jvp(fun: Callable, argnum: int) -> Callable:
+    """As `_fallback_vjp_maker`, for forward mode."""
+    every_argnum = getattr(fun, "jvp_every_argnum", None)
+    if every_argnum is None:
+        return _missing_rule("JVP", fun, argnum)
+    rule = fun.jvps[argnum] = _bind_jvp_argnum(every_argnum, argnum)
+    return rule
 
 
 def _bind_jvp_argnum(jvpmaker: Callable, argnum: int) -> Callable:
@@ -384,10 +421,12 @@ class ContainerVSpace:
         )
 
     def add(self, x: Any, y: Any) -> Any:
-        return self._build([a + b for a, b in zip(self._items(x), self._items(y), strict=True)])
+        return self._build([space.add(a, b)
+                            for space, a, b in zip(self.spaces, self._items(x), self._items(y), strict=True)])
 
     def scale(self, x: Any, factor: float) -> Any:
-        return self._build([a * factor for a in self._items(x)])
+        return self._build([space.scale(a, factor)
+                            for space, a in zip(self.spaces, self._items(x), strict=True)])
 
 
 def vspace(value: Any) -> VSpace | ContainerVSpace:

@@ -200,6 +200,11 @@ def jvp_concatenate_args(argnum, g, ans, args, kwargs):
 
 
 defjvp_argnum(anp.concatenate_args, jvp_concatenate_args)
+defjvp(
+    anp.full,
+    None,
+    lambda g, ans, shape, fill_value, dtype=None, **kwargs: anp.full(shape, g, dtype=anp.result_type(ans)),
+)
 defjvp(anp.astype, lambda g, ans, x, dtype, **kwargs: _cast_like(g, ans))
 
 

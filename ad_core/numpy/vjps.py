@@ -573,6 +573,13 @@ def grad_concatenate_args(argnum, ans, args, kwargs):
 
 
 defvjp_argnum(anp.concatenate_args, grad_concatenate_args)
+# `full(shape, fill_value)` broadcasts `fill_value` to `shape`: its VJP sums back (autograd's
+# rule, `sum(g)`, is this for a scalar `fill_value`).
+defvjp(
+    anp.full,
+    None,
+    lambda ans, shape, fill_value, dtype=None, **kwargs: unbroadcast_f(fill_value, lambda g: g),
+)
 defvjp(anp.diag, lambda ans, x, k=0: lambda g: (
     anp.diagonal(g, k) if anp.ndim(x) == 1 else _diag_matrix(g, _shape(x), k)))
 

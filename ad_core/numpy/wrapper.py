@@ -7,6 +7,7 @@ has to flow through it, with an error that names it.
 
 from __future__ import annotations
 
+import builtins
 import itertools
 import math
 import types
@@ -35,9 +36,10 @@ NOTRACE_FUNCTIONS = {
     _np.promote_types, _np.min_scalar_type, _np.issubdtype, _np.isdtype,
 }
 
-# Constructors whose output is a constant however they are called.
+# Constructors whose output is a constant however they are called. (`full` is not one: its
+# output is its `fill_value`, broadcast, and has rules in `vjps.py` and `jvps.py`.)
 CONSTANT_FUNCTIONS = {
-    _np.zeros, _np.ones, _np.empty, _np.full, _np.eye, _np.identity, _np.arange,
+    _np.zeros, _np.ones, _np.empty, _np.eye, _np.identity, _np.arange,
     _np.linspace, _np.logspace, _np.geomspace, _np.indices, _np.tri, _np.meshgrid,
 }
 
@@ -113,7 +115,10 @@ def _direct_var(general: Callable, take_root: bool) -> Callable:
         count = a.size if axis is None else _count(a.shape, axis)
         centred = a - _np.true_divide(_np.add.reduce(a, axis, None, None, True), count)
         _np.multiply(centred, centred, out=centred)
-        result = _np.true_divide(_np.add.reduce(centred, axis, None, None, keepdims), max(count - ddof, 0))
+        # `builtins.max`: this module's globals hold NumPy's wrapped namespace, where `max` is `np.max`.
+        result = _np.true_divide(
+            _np.add.reduce(centred, axis, None, None, keepdims), builtins.max(count - ddof, 0)
+        )
         return _np.sqrt(result) if take_root else result
 
     moment.__name__ = general.__name__
@@ -240,7 +245,8 @@ def _contains_box(items: Any) -> bool:
     if isinstance(items, Box):
         return True
     if isinstance(items, list | tuple):
-        return any(_contains_box(item) for item in items)
+        # `builtins.any`: the bare name is NumPy's wrapped `any`, which calls a generator true.
+        return builtins.any(_contains_box(item) for item in items)
     return False
 
 

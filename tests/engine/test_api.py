@@ -431,6 +431,22 @@ def test_value_and_grad_of_a_nested_container(rng) -> None:
     np.testing.assert_allclose(gradient["scale"], np.sum(first * second), rtol=1e-14)
 
 
+@pytest.mark.parametrize("container", [list, tuple], ids=["list", "tuple"])
+def test_grad_through_a_negative_index_reaches_the_right_element(container, rng) -> None:
+    # `params[-1]` is recorded as `params[len - 1]`; before, its cotangent was silently dropped.
+    first, last = rng.standard_normal(3), rng.standard_normal((2, 2))
+
+    def loss(params):
+        return anp.sum(anp.sin(params[-1])) + anp.sum(params[0] * params[-2])
+
+    gradient = grad(loss)(container([first, last]))
+    assert type(gradient) is container
+    assert gradient[0].shape == first.shape
+    assert gradient[1].shape == last.shape
+    np.testing.assert_allclose(gradient[1], numerical_grad(lambda w: loss([first, w]), [last]), rtol=1e-8)
+    np.testing.assert_allclose(gradient[0], numerical_grad(lambda w: loss([w, last]), [first]), rtol=1e-8)
+
+
 def test_check_grads_accepts_a_container(rng) -> None:
     params = {"w": rng.standard_normal((2, 3)), "b": rng.standard_normal(3)}
     check_grads(lambda p: anp.sum(anp.tanh(p["w"] + p["b"]) ** 2), modes=("rev",), order=1)(params)

@@ -51,6 +51,13 @@ SHAPE_CASES = [
     ShapeCase("concatenate-axis0", lambda a, b: anp.concatenate([a, b], axis=0), ((2, 4), (3, 4))),
     ShapeCase("concatenate-axis1", lambda a, b: anp.concatenate((a, b), axis=1), ((3, 1), (3, 4))),
     ShapeCase("concatenate-three", lambda a, b, c: anp.concatenate([a, b, c]), ((2,), (4,), (1,))),
+    # More arrays than one node has argument rules for (31): concatenated in groups.
+    ShapeCase("concatenate-many", lambda a, b: anp.concatenate([a, b] * 40, axis=1), ((2, 1), (2, 3))),
+    ShapeCase("stack-many", lambda a: anp.stack([a * k for k in range(70)]), ((3,),)),
+    # `full` broadcasts its fill value: it was treated as a constant, so gradients were lost.
+    ShapeCase("full-scalar-fill", lambda v: anp.full((3, 2), v), ((),)),
+    ShapeCase("full-broadcast-fill", lambda v: anp.full((2, 3), v) ** 2, ((3,),)),
+    ShapeCase("array-of-boxes-and-constants", lambda a, b: anp.array([a, 2.0 * b, 1.5]), ((), ())),
     ShapeCase("stack", lambda a, b: anp.stack([a, b]), ((3, 4), (3, 4))),
     ShapeCase("stack-last-axis", lambda a, b: anp.stack([a, b], axis=-1), ((3, 4), (3, 4))),
     ShapeCase("vstack", lambda a, b: anp.vstack([a, b]), ((4,), (2, 4))),
@@ -70,6 +77,8 @@ SECOND_ORDER_CASES = {
     "repeat-axis",
     "tile-grow-rank",
     "concatenate-axis1",
+    "concatenate-many",
+    "full-broadcast-fill",
     "stack",
     "split-recombined",
 }
@@ -106,3 +115,17 @@ def test_broadcast_to_sums_back(rng) -> None:
     weights = rng.standard_normal((2, 3, 4))
     gradient = grad(lambda v: anp.sum(weights * anp.broadcast_to(v, weights.shape)))(x)
     np.testing.assert_allclose(gradient, weights.sum(axis=(0, 2)).reshape(3, 1), rtol=1e-12)
+
+
+def test_array_of_plain_numbers_keeps_numpy_semantics() -> None:
+    # `anp.array` took every list for one holding boxes (NumPy's `any` shadowed the builtin in
+    # the wrapper), so `dtype` was dropped and an empty list raised.
+    converted = anp.array([1, 2], dtype=float)
+    assert converted.shape == (2,)
+    assert converted.dtype == np.float64
+    empty = anp.array([])
+    assert empty.shape == (0,)
+    assert empty.dtype == np.float64
+    single = anp.array((1.5,), dtype=np.float32)
+    assert single.shape == (1,)
+    assert single.dtype == np.float32

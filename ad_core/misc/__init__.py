@@ -1,0 +1,11 @@
+"""`ad_core.misc`: the helpers HIPS/autograd users import next to the engine.
+
+`flatten` turns a nested list, tuple or dict of arrays (a model's parameters) into one vector
+and back; `optimizers` has `sgd`, `rmsprop` and `adam`, which optimize such containers by
+working on the flat vector. Both behave like `autograd.misc` 1.9.1, so code written for
+autograd keeps working when only the import changes.
+"""
+
+from .flatten import flatten, flatten_func
+
+__all__ = ["flatten", "flatten_func"]
