@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import ad_core.numpy as anp
+from ad_core import grad, make_jvp
 from ad_core.test_util import check_grads
 
 from ._oracle import allow_constant_derivatives, check_both_modes
@@ -131,3 +132,18 @@ def test_matmul_gradient_is_the_textbook_formula(rng) -> None:
     assert d_db.shape == b.shape
     np.testing.assert_allclose(d_da, g @ b.T, rtol=1e-12)
     np.testing.assert_allclose(d_db, a.T @ g, rtol=1e-12)
+
+
+def test_einsum_of_more_operands_than_rule_tables_used_to_hold(rng) -> None:
+    """Rules registered for every argument reach operand 40 too (they used to stop at 32)."""
+    vectors = [rng.standard_normal(3) for _ in range(40)]
+    spec = ",".join("i" for _ in vectors) + "->"
+
+    def product_of_all(last):
+        return anp.einsum(spec, *vectors[:-1], last)
+
+    gradient = grad(product_of_all)(vectors[-1])
+    assert gradient.shape == (3,)
+    np.testing.assert_allclose(gradient, np.prod(vectors[:-1], axis=0), rtol=1e-12)
+    tangent = make_jvp(product_of_all)(vectors[-1])(np.ones(3))[1]
+    assert np.isclose(tangent, np.sum(np.prod(vectors[:-1], axis=0)), rtol=1e-12)
