@@ -13,8 +13,9 @@ import numpy as onp
 
 from .. import inspect as _inspect
 from ..core import def_linear, defjvp, defjvp_argnum, vspace
+from ..tracer import getval
 from . import wrapper as anp
-from .vjps import balanced_eq, reduction_layout, replace_zero
+from .vjps import balanced_eq, linspace_weights, reduction_layout, replace_zero, sorting_index
 
 # =============================================================================================
 # Shape helpers: a broadcast input's tangent is copied to every position it reaches
@@ -129,6 +130,9 @@ defjvp(anp.arccosh, lambda g, ans, x: g / anp.sqrt(x**2 - 1))
 defjvp(anp.arctanh, lambda g, ans, x: g / (1 - x**2))
 def_linear(anp.deg2rad)
 def_linear(anp.rad2deg)
+def_linear(anp.radians)
+def_linear(anp.degrees)
+defjvp(anp.nan_to_num, lambda g, ans, x, *args, **kwargs: g * anp.isfinite(x))
 defjvp(anp.sinc, lambda g, ans, x: g * (anp.cos(onp.pi * x) * onp.pi * x - anp.sin(onp.pi * x))
        / (onp.pi * replace_zero(x, 1.0) ** 2) * (x != 0))
 defjvp(anp.clip,
@@ -188,7 +192,8 @@ def_linear(anp.einsum)
 for _reshaping in (anp.reshape, anp.ravel, anp.squeeze, anp.expand_dims, anp.atleast_1d,
                    anp.atleast_2d, anp.atleast_3d, anp.transpose, anp.swapaxes, anp.moveaxis,
                    anp.flip, anp.roll, anp.broadcast_to, anp.repeat, anp.tile,
-                   anp.diag, anp.diagonal, anp.trace, anp.triu, anp.tril):
+                   anp.diag, anp.diagonal, anp.trace, anp.triu, anp.tril, anp.flipud,
+                   anp.fliplr, anp.rot90, anp.rollaxis, anp.diff):
     def_linear(_reshaping)
 
 
@@ -205,6 +210,17 @@ defjvp(
     None,
     lambda g, ans, shape, fill_value, dtype=None, **kwargs: anp.full(shape, g, dtype=anp.result_type(ans)),
 )
+defjvp(
+    anp.linspace,
+    lambda g, ans, start, stop, num=50, endpoint=True, **kwargs: anp.broadcast_to(
+        g * (1 - linspace_weights(ans, num, endpoint)), anp.shape(ans)),
+    lambda g, ans, start, stop, num=50, endpoint=True, **kwargs: anp.broadcast_to(
+        g * linspace_weights(ans, num, endpoint), anp.shape(ans)),
+)
+defjvp(anp.sort, lambda g, ans, x, axis=-1, kind=None, order=None: g[sorting_index(
+    x, onp.argsort(getval(x), axis=axis, kind=kind, order=order), axis)])
+defjvp(anp.partition, lambda g, ans, x, kth, axis=-1, kind="introselect", order=None: g[sorting_index(
+    x, onp.argpartition(getval(x), kth, axis=axis, kind=kind, order=order), axis)])
 defjvp(anp.astype, lambda g, ans, x, dtype, **kwargs: _cast_like(g, ans))
 
 

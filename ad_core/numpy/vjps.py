@@ -184,6 +184,9 @@ defvjp(anp.arccosh, lambda ans, x: lambda g: g / anp.sqrt(x**2 - 1))
 defvjp(anp.arctanh, lambda ans, x: lambda g: g / (1 - x**2))
 defvjp(anp.deg2rad, lambda ans, x: lambda g: g * onp.pi / 180)
 defvjp(anp.rad2deg, lambda ans, x: lambda g: g * 180 / onp.pi)
+defvjp(anp.radians, lambda ans, x: lambda g: g * onp.pi / 180)
+defvjp(anp.degrees, lambda ans, x: lambda g: g * 180 / onp.pi)
+defvjp(anp.nan_to_num, lambda ans, x, *args, **kwargs: lambda g: g * anp.isfinite(x))
 defvjp(anp.sinc, lambda ans, x: lambda g: g * (anp.cos(onp.pi * x) * onp.pi * x - anp.sin(onp.pi * x))
        / (onp.pi * replace_zero(x, 1.0) ** 2) * (x != 0))
 defvjp(anp.clip,
@@ -456,6 +459,32 @@ def inner_vjp(argnum):
 defvjp(anp.inner, inner_vjp(0), inner_vjp(1))
 
 
+def grad_kron(argnum, ans, args, kwargs):
+    """`kron(A, B)[..., i*p + k, j*q + l] = A[..., i, j] * B[..., k, l]`: split each output axis
+    into its (A, B) pair, then contract the cotangent with the other factor."""
+    A, B = args
+    A_shape, B_shape = _shape(A), _shape(B)
+    ndim = max(len(A_shape), len(B_shape))
+    A_full = (1,) * (ndim - len(A_shape)) + tuple(A_shape)
+    B_full = (1,) * (ndim - len(B_shape)) + tuple(B_shape)
+    interleaved = [n for pair in zip(A_full, B_full, strict=True) for n in pair]
+
+    def vjp(g):
+        blocks = anp.reshape(g, interleaved)  # axes (a0, b0, a1, b1, ...)
+        if argnum == 0:
+            other = anp.reshape(B, B_full)
+            summed = anp.tensordot(blocks, other, [list(range(1, 2 * ndim, 2)), list(range(ndim))])
+            return _match_complex(A, anp.reshape(summed, A_shape))
+        other = anp.reshape(A, A_full)
+        summed = anp.tensordot(other, blocks, [list(range(ndim)), list(range(0, 2 * ndim, 2))])
+        return _match_complex(B, anp.reshape(summed, B_shape))
+
+    return vjp
+
+
+defvjp_argnum(anp.kron, grad_kron)
+
+
 def grad_einsum(argnum, ans, args, kwargs):
     """The cotangent of one operand of `einsum` is another einsum: contract the output
     cotangent with the other operands, and write the operand's own subscripts as output.
@@ -520,6 +549,59 @@ defvjp(anp.swapaxes, lambda ans, x, axis1, axis2: lambda g: anp.swapaxes(g, axis
 defvjp(anp.moveaxis, lambda ans, x, source, destination: lambda g: anp.moveaxis(
     g, destination, source))
 defvjp(anp.flip, lambda ans, x, axis=None: lambda g: anp.flip(g, axis))
+defvjp(anp.flipud, lambda ans, x: lambda g: anp.flipud(g))
+defvjp(anp.fliplr, lambda ans, x: lambda g: anp.fliplr(g))
+defvjp(anp.rot90, lambda ans, x, k=1, axes=(0, 1): lambda g: anp.rot90(g, -k, axes))
+
+
+def rollaxis_permutation(ndim: int, axis: int, start: int) -> list[int]:
+    """The axes of `rollaxis(x, axis, start)` as positions in `x`, read off a zero-stride
+    array whose axis lengths are all different."""
+    probe = onp.broadcast_to(onp.empty((), dtype=bool), tuple(range(2, ndim + 2)))
+    return [n - 2 for n in onp.rollaxis(probe, axis, start).shape]
+
+
+defvjp(anp.rollaxis, lambda ans, x, axis, start=0: lambda g: anp.transpose(
+    g, onp.argsort(rollaxis_permutation(anp.ndim(x), axis, start))))
+
+
+def grad_diff(ans, x, n=1, axis=-1):
+    """`diff` applies `y[i] = x[i + 1] - x[i]` `n` times; the adjoint of one application
+    pads the cotangent with a zero at both ends and takes minus its difference."""
+
+    def vjp(g):
+        for _ in range(n):
+            edge = list(anp.shape(g))
+            edge[axis] = 1
+            zero = onp.zeros(edge, dtype=anp.result_type(g))
+            g = -anp.diff(anp.concatenate([zero, g, zero], axis=axis), axis=axis)
+        return g
+
+    return vjp
+
+
+defvjp(anp.diff, grad_diff)
+
+
+def sorting_index(x: Any, order: Any, axis: int | None) -> tuple:
+    """The index `i` with `sort(x, axis) == x[i]`, given `order = argsort(x, axis)`."""
+    grid = list(onp.indices(onp.shape(order), sparse=True))
+    grid[axis % onp.ndim(order)] = order
+    return tuple(grid)
+
+
+def grad_sort(ans, x, axis=-1, kind=None, order=None):
+    index = sorting_index(x, onp.argsort(getval(x), axis=axis, kind=kind, order=order), axis)
+    return lambda g: anp.untake(g, index, _shape(x))
+
+
+def grad_partition(ans, x, kth, axis=-1, kind="introselect", order=None):
+    index = sorting_index(x, onp.argpartition(getval(x), kth, axis=axis, kind=kind, order=order), axis)
+    return lambda g: anp.untake(g, index, _shape(x))
+
+
+defvjp(anp.sort, grad_sort)
+defvjp(anp.partition, grad_partition)
 defvjp(anp.roll, lambda ans, x, shift, axis=None: lambda g: anp.roll(g, -onp.asarray(shift), axis))
 defvjp(anp.broadcast_to, lambda ans, x, shape: unbroadcast_f(x, lambda g: g))
 
@@ -582,6 +664,22 @@ defvjp(
 )
 defvjp(anp.diag, lambda ans, x, k=0: lambda g: (
     anp.diagonal(g, k) if anp.ndim(x) == 1 else _diag_matrix(g, _shape(x), k)))
+
+
+def linspace_weights(ans: Any, num: int, endpoint: bool) -> Any:
+    """The weight `t` of `stop` in each of `linspace`'s points, shaped to broadcast along axis 0."""
+    weights = onp.linspace(0.0, 1.0, num, endpoint=endpoint)
+    return weights.reshape((num,) + (1,) * (anp.ndim(ans) - 1))
+
+
+# `linspace(start, stop, num)` is `start + (stop - start) * t` with `t` from 0 to 1 along axis 0.
+defvjp(
+    anp.linspace,
+    lambda ans, start, stop, num=50, endpoint=True, **kwargs: unbroadcast_f(
+        start, lambda g: anp.sum(g * (1 - linspace_weights(ans, num, endpoint)), axis=0)),
+    lambda ans, start, stop, num=50, endpoint=True, **kwargs: unbroadcast_f(
+        stop, lambda g: anp.sum(g * linspace_weights(ans, num, endpoint), axis=0)),
+)
 
 
 def _diag_matrix(g, shape, k):

@@ -37,10 +37,11 @@ NOTRACE_FUNCTIONS = {
 }
 
 # Constructors whose output is a constant however they are called. (`full` is not one: its
-# output is its `fill_value`, broadcast, and has rules in `vjps.py` and `jvps.py`.)
+# output is its `fill_value`, broadcast, and `linspace` is linear in `start` and `stop`: both
+# have rules in `vjps.py` and `jvps.py`.)
 CONSTANT_FUNCTIONS = {
     _np.zeros, _np.ones, _np.empty, _np.eye, _np.identity, _np.arange,
-    _np.linspace, _np.logspace, _np.geomspace, _np.indices, _np.tri, _np.meshgrid,
+    _np.logspace, _np.geomspace, _np.indices, _np.tri, _np.meshgrid,
 }
 
 

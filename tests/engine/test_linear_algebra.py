@@ -26,6 +26,10 @@ class ProductCase(NamedTuple):
 
 PRODUCT_CASES = [
     ProductCase("dot-vector-vector", anp.dot, ((4,), (4,))),
+    # kron had a JVP but no VJP (found by HIPS/autograd's own test suite).
+    ProductCase("kron-matrices", anp.kron, ((2, 3), (4, 2))),
+    ProductCase("kron-vector-matrix", anp.kron, ((3,), (2, 2))),
+    ProductCase("kron-3d", anp.kron, ((2, 1, 2), (3, 2, 1))),
     ProductCase("dot-matrix-vector", anp.dot, ((3, 4), (4,))),
     ProductCase("dot-vector-matrix", anp.dot, ((3,), (3, 4))),
     ProductCase("dot-matrix-matrix", anp.dot, ((2, 3), (3, 4))),

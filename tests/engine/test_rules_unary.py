@@ -76,6 +76,10 @@ UNARY_RULES = [
     UnaryRule("power-cube-operator", lambda x: x**3, within(-2, 2)),
     UnaryRule("power-half-operator", lambda x: x**0.5, within(0.5, 2)),
     UnaryRule("constant-base-power", lambda x: 2.0**x, within(-2, 2)),
+    # Found by HIPS/autograd's own test suite: these had no rules at all.
+    UnaryRule("degrees", anp.degrees, within(-2, 2)),
+    UnaryRule("radians", anp.radians, within(-2, 2)),
+    UnaryRule("nan_to_num-finite", anp.nan_to_num, within(-2, 2)),
     UnaryRule("clip-inside-and-outside", lambda x: anp.clip(x, -1.0, 1.0), lambda r, s: tie_free(r, s, 1)),
 ]
 UNARY_SHAPES = BROADCAST_SHAPES
@@ -104,3 +108,10 @@ def test_clip_gradient_is_one_inside_and_zero_outside() -> None:
 def test_sign_has_zero_gradient_away_from_zero(rng) -> None:
     x = away_from_zero(rng, (5,))
     np.testing.assert_array_equal(grad(lambda v: anp.sum(anp.sign(v) * v))(x), np.sign(x))
+
+
+def test_nan_to_num_passes_no_gradient_through_replaced_entries() -> None:
+    shift = np.array([0.0, np.nan, np.inf, -np.inf])
+    gradient = grad(lambda x: anp.sum(anp.sin(anp.nan_to_num(x + shift))))(np.full(4, 0.5))
+    assert gradient.shape == (4,)
+    np.testing.assert_allclose(gradient, [np.cos(0.5), 0.0, 0.0, 0.0], rtol=1e-12)

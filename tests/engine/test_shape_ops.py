@@ -67,6 +67,22 @@ SHAPE_CASES = [
     ShapeCase("split-recombined", lambda x: anp.split(x, 2)[0] * anp.split(x, 2)[1], ((4, 3),)),
     ShapeCase("flip", lambda x: anp.flip(x, axis=1), ((3, 4),)),
     ShapeCase("roll", lambda x: anp.roll(x, 1, axis=0), ((3, 4),)),
+    # Found by HIPS/autograd's own test suite: these had no rules (linspace was a constant).
+    ShapeCase("flipud", anp.flipud, ((3, 4),)),
+    ShapeCase("fliplr", anp.fliplr, ((3, 4),)),
+    ShapeCase("rot90", anp.rot90, ((3, 4),)),
+    ShapeCase("rot90-k-axes", lambda x: anp.rot90(x, 3, axes=(2, 0)), ((2, 3, 4),)),
+    ShapeCase("rollaxis", lambda x: anp.rollaxis(x, 2), ((2, 3, 4),)),
+    ShapeCase("rollaxis-start", lambda x: anp.rollaxis(x, 0, 2), ((2, 3, 4),)),
+    ShapeCase("diff", anp.diff, ((3, 5),)),
+    ShapeCase("diff-n2-axis0", lambda x: anp.diff(x, n=2, axis=0), ((5, 3),)),
+    ShapeCase("diff-length-one", lambda x: anp.diff(x, axis=0), ((1, 3),)),
+    ShapeCase("sort", anp.sort, ((6,),)),
+    ShapeCase("sort-axis0", lambda x: anp.sort(x, axis=0), ((4, 3),)),
+    ShapeCase("partition", lambda x: anp.partition(x, 2), ((3, 6),)),
+    ShapeCase("linspace", lambda a, b: anp.linspace(a, b, 5), ((), ())),
+    ShapeCase("linspace-no-endpoint", lambda a, b: anp.linspace(a, b, 4, endpoint=False), ((), ())),
+    ShapeCase("linspace-arrays", lambda a, b: anp.linspace(a, b, 3), ((2,), (3, 1))),
 ]
 
 
@@ -81,6 +97,9 @@ SECOND_ORDER_CASES = {
     "full-broadcast-fill",
     "stack",
     "split-recombined",
+    "rot90-k-axes",
+    "diff-n2-axis0",
+    "linspace-arrays",
 }
 
 
@@ -129,3 +148,13 @@ def test_array_of_plain_numbers_keeps_numpy_semantics() -> None:
     single = anp.array((1.5,), dtype=np.float32)
     assert single.shape == (1,)
     assert single.dtype == np.float32
+
+
+def test_linspace_gradient_weights_start_and_stop() -> None:
+    # linspace was wrapped as a constant, so these gradients were silently zero.
+    d_start, d_stop = grad(lambda a, b: anp.sum(anp.linspace(a, b, 5) ** 2), argnum=(0, 1))(1.0, 3.0)
+    points = np.linspace(1.0, 3.0, 5)
+    weights = np.linspace(0.0, 1.0, 5)
+    assert np.shape(d_start) == () and np.shape(d_stop) == ()
+    expected = [np.sum(2 * points * (1 - weights)), np.sum(2 * points * weights)]
+    np.testing.assert_allclose([d_start, d_stop], expected)
