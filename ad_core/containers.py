@@ -11,7 +11,7 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-from .core import SparseCotangent, defjvp, defvjp
+from .core import SparseCotangent, defjvp, defjvp_argnum, defvjp, defvjp_argnum, vspace
 from .tracer import Box, primitive
 
 
@@ -37,6 +37,43 @@ defvjp(
     lambda ans, container, key: lambda g: SparseCotangent({_position(container, key): g}, container),
 )
 defjvp(container_take, lambda g, ans, container, key: g[key])
+
+
+@primitive
+def container_pack(kind: type, keys: tuple, *values: Any) -> Any:
+    """A list, tuple or dict built from traced values: how a function returns a container."""
+    if kind is dict:
+        return dict(zip(keys, values, strict=True))
+    return kind(values)
+
+
+def _pack_vjp(argnum, ans, args, kwargs):
+    key = args[1][argnum - 2]  # arguments 0 and 1 are the kind and the keys
+    return lambda g: g[key]
+
+
+def _pack_jvp(argnum, g, ans, args, kwargs):
+    """The tangent of one element, with zeros for the others (the node adds them up)."""
+    kind, keys, *values = args
+    position = argnum - 2
+    tangents = [g if index == position else vspace(value).zeros() for index, value in enumerate(values)]
+    return container_pack(kind, keys, *tangents)
+
+
+defvjp_argnum(container_pack, _pack_vjp)
+defjvp_argnum(container_pack, _pack_jvp)
+
+
+def pack_output(value: Any) -> Any:
+    """A function's output with every list, tuple or dict that holds traced values (at any
+    depth) rebuilt by `container_pack`, so that the output is one traced value."""
+    if isinstance(value, Box) or not isinstance(value, list | tuple | dict):
+        return value
+    keys = tuple(value) if isinstance(value, dict) else tuple(range(len(value)))
+    items = [pack_output(value[key]) for key in keys]
+    if not any(isinstance(item, Box) for item in items):
+        return value
+    return container_pack(dict if isinstance(value, dict) else type(value), keys, *items)
 
 
 class SequenceBox(Box):

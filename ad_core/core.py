@@ -233,7 +233,7 @@ class JVPNode(Node):
             contribution = rule(parent.g, value, *args, **kwargs)
             if recorder is not None:
                 recorder.on_jvp(self, parent, fun, argnum, parent.g, contribution)
-            tangent = contribution if tangent is None else tangent + contribution
+            tangent = contribution if tangent is None else add_cotangents(tangent, contribution)
         self.g = tangent
 
     def initialize_root(self, value, g):

@@ -13,10 +13,20 @@ from typing import Any
 
 import numpy as np
 
-from .core import make_jvp as _make_jvp
-from .core import make_vjp as _make_vjp
+from .containers import pack_output
+from .core import make_jvp as _core_make_jvp
+from .core import make_vjp as _core_make_vjp
 from .core import vspace
 from .tracer import Box, getval
+
+
+def _make_vjp(fun: Callable, x: Any) -> tuple[Callable, Any]:
+    # A function may return a list, tuple or dict of traced values: packed into one.
+    return _core_make_vjp(lambda x: pack_output(fun(x)), x)
+
+
+def _make_jvp(fun: Callable, x: Any) -> Callable:
+    return _core_make_jvp(lambda x: pack_output(fun(x)), x)
 
 
 def _unary(fun: Callable, args: tuple, argnum: int | tuple[int, ...], operator: str) -> tuple[Callable, Any]:

@@ -490,3 +490,36 @@ def test_dot_and_matmul_accept_a_plain_list_as_the_other_operand(rng) -> None:
         gradient = grad(lambda a, product=product: anp.sum(product(rows, a) ** 2))(a)
         assert gradient.shape == a.shape
         np.testing.assert_allclose(gradient, 2 * np.outer(rows[0], np.array(rows) @ a), rtol=1e-12)
+
+
+def test_a_function_may_return_a_list_tuple_or_dict_in_both_modes(rng) -> None:
+    """Containers of traced values come back as one traced output: values unboxed, tangents
+    and cotangents element by element (they came back boxed, with zero tangents, before)."""
+    x, v = rng.standard_normal(3), rng.standard_normal(3)
+
+    def several(x):
+        return [x * 2.0, (anp.sin(x), {"cube": x**3, "constant": 1.5})]
+
+    value, tangent = make_jvp(several)(x)(v)
+    assert type(value[0]) is np.ndarray and value[1][1]["constant"] == 1.5
+    np.testing.assert_allclose(value[1][0], np.sin(x), rtol=1e-15)
+    assert tangent[0].shape == x.shape and tangent[1][1]["cube"].shape == x.shape
+    np.testing.assert_allclose(tangent[0], 2.0 * v, rtol=1e-15)
+    np.testing.assert_allclose(tangent[1][0], np.cos(x) * v, rtol=1e-14)
+    np.testing.assert_allclose(tangent[1][1]["cube"], 3 * x**2 * v, rtol=1e-14)
+    assert tangent[1][1]["constant"] == 0.0
+
+    vjp, value = make_vjp(several)(x)
+    u = [rng.standard_normal(3), (rng.standard_normal(3), {"cube": rng.standard_normal(3), "constant": 0.0})]
+    cotangent = vjp(u)
+    assert cotangent.shape == x.shape
+    expected = 2.0 * u[0] + np.cos(x) * u[1][0] + 3 * x**2 * u[1][1]["cube"]
+    np.testing.assert_allclose(cotangent, expected, rtol=1e-13)
+
+
+def test_split_has_tangents_in_forward_mode(rng) -> None:
+    x, v = rng.standard_normal(6), rng.standard_normal(6)
+    pieces, tangents = make_jvp(lambda x: anp.split(x * 1.0, 3))(x)(v)
+    assert [t.shape for t in tangents] == [(2,), (2,), (2,)]
+    np.testing.assert_allclose(np.concatenate(tangents), v, rtol=1e-15)
+    np.testing.assert_allclose(np.concatenate(pieces), x, rtol=1e-15)
