@@ -101,7 +101,7 @@ class SparseCotangent:
 
     def materialize(self) -> Any:
         """A container shaped like the traced one, holding these cotangents and zeros elsewhere."""
-        container = self.container
+        container = getval(self.container)  # in a nested trace, a box of the outer one
         if isinstance(container, dict):
             return {
                 key: self.parts[key] if key in self.parts else vspace(value).zeros()
@@ -126,6 +126,15 @@ def add_cotangents(x: Any, y: Any) -> Any:
         return type(x)(add_cotangents(a, b) for a, b in zip(x, y, strict=True))
     if isinstance(x, dict):
         return {key: add_cotangents(value, y[key]) for key, value in x.items()}
+    raw = getval(x)
+    if isinstance(raw, list | tuple | dict):
+        # A traced container (a derivative being differentiated again): add element by element
+        # through traced reads, and pack the sums into a traced container again.
+        from .containers import container_pack
+
+        keys = tuple(raw) if isinstance(raw, dict) else tuple(range(len(raw)))
+        kind = dict if isinstance(raw, dict) else type(raw)
+        return container_pack(kind, keys, *(add_cotangents(x[key], y[key]) for key in keys))
     return x + y
 
 

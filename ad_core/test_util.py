@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from .core import make_jvp, make_vjp, vspace
+from .core import vspace
+from .differential_operators import make_jvp, make_vjp
 from .tracer import getval
 
 EPS = 1e-6
@@ -41,8 +42,18 @@ def _fail(
     )
 
 
+def _leaves(value: Any) -> list:
+    """The arrays and numbers inside `value`, in order, for containers at any depth."""
+    value = getval(value)
+    if isinstance(value, dict):
+        return [leaf for key in value for leaf in _leaves(value[key])]
+    if isinstance(value, list | tuple):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return [value]
+
+
 def _check_close(a, b, argnum, mode, order, what, rtol, atol) -> None:
-    if not np.allclose(getval(a), getval(b), rtol=rtol, atol=atol):
+    if not all(np.allclose(x, y, rtol=rtol, atol=atol) for x, y in zip(_leaves(a), _leaves(b), strict=True)):
         _fail(argnum, mode, order, what, a, b)
 
 
@@ -59,7 +70,7 @@ def _shapes(value: Any) -> Any:
 def check_vjp(f, x, rng, argnum=0, order=1, eps=EPS, rtol=RTOL, atol=ATOL) -> None:
     r"""The inner-product identity $\langle u, J v\rangle = \langle J^\top u, v\rangle$, with $J v$
     from central differences and $J^\top u$ from the engine's backward pass."""
-    vjp, y = make_vjp(f, x)
+    vjp, y = make_vjp(f)(x)
     x_space, y_space = vspace(x), vspace(y)
     x_direction, y_direction = x_space.randn(rng), y_space.randn(rng)
     cotangent = vjp(y_space.covector(y_direction))
@@ -74,7 +85,7 @@ def check_vjp(f, x, rng, argnum=0, order=1, eps=EPS, rtol=RTOL, atol=ATOL) -> No
 def check_jvp(f, x, rng, argnum=0, order=1, eps=EPS, rtol=RTOL, atol=ATOL) -> None:
     """The engine's forward-mode $J v$ against central differences along `v`."""
     x_direction = vspace(x).randn(rng)
-    y, tangent = make_jvp(f, x)(x_direction)
+    y, tangent = make_jvp(f)(x)(x_direction)
     if _shapes(tangent) != _shapes(y):
         _fail(argnum, "fwd", order, "JVP has the wrong shape", _shapes(y), _shapes(tangent),
               source="the output's shape")
@@ -91,21 +102,17 @@ def _check_one(f, x, modes, order, rng, argnum, level, **tolerances) -> None:
 
 
 def _check_derivatives(f, x, modes, order, rng, argnum, level, **tolerances) -> None:
-    if isinstance(getval(x), list | tuple | dict):
-        # A derivative with respect to a container is itself a container, which is not a
-        # traceable output: containers are checked to first order.
-        order = 1
     if "fwd" in modes:
         check_jvp(f, x, rng, argnum, level, **tolerances)
         if order > 1:
             direction = vspace(x).randn(rng)
-            _check_one(lambda x: make_jvp(f, x)(direction)[1], x, modes, order - 1, rng,
+            _check_one(lambda x: make_jvp(f)(x)(direction)[1], x, modes, order - 1, rng,
                        argnum, level + 1, **tolerances)
     if "rev" in modes:
         check_vjp(f, x, rng, argnum, level, **tolerances)
         if order > 1:
             cotangent = vspace(f(x)).randn(rng)
-            _check_one(lambda x: make_vjp(f, x)[0](cotangent), x, modes, order - 1, rng,
+            _check_one(lambda x: make_vjp(f)(x)[0](cotangent), x, modes, order - 1, rng,
                        argnum, level + 1, **tolerances)
 
 
