@@ -12,7 +12,7 @@ import operator
 from typing import Any
 
 from .core import SparseCotangent, defjvp, defjvp_argnum, defvjp, defvjp_argnum, vspace
-from .tracer import Box, primitive
+from .tracer import Box, getval, primitive
 
 
 @primitive
@@ -32,10 +32,14 @@ def _position(container: Any, key: Any) -> Any:
     return key
 
 
-defvjp(
-    container_take,
-    lambda ans, container, key: lambda g: SparseCotangent({_position(container, key): g}, container),
-)
+def _take_vjp(ans: Any, container: Any, key: Any) -> Any:
+    # Inside a derivative of a derivative the container is itself a box of the outer trace;
+    # the cotangent only needs its structure (which keys, which zeros), so it keeps the value.
+    structure = getval(container)
+    return lambda g: SparseCotangent({_position(structure, key): g}, structure)
+
+
+defvjp(container_take, _take_vjp)
 defjvp(container_take, lambda g, ans, container, key: g[key])
 
 
@@ -118,6 +122,9 @@ class DictBox(Box):
 
     def items(self):
         return [(key, container_take(self, key)) for key in self._value]
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return container_take(self, key) if key in self._value else default
 
 
 SequenceBox.register(list)

@@ -42,18 +42,18 @@ def _fail(
     )
 
 
-def _leaves(value: Any) -> list:
-    """The arrays and numbers inside `value`, in order, for containers at any depth."""
-    value = getval(value)
-    if isinstance(value, dict):
-        return [leaf for key in value for leaf in _leaves(value[key])]
-    if isinstance(value, list | tuple):
-        return [leaf for item in value for leaf in _leaves(item)]
-    return [value]
+def _allclose(a: Any, b: Any, rtol: float, atol: float) -> bool:
+    """`np.allclose`, entry by entry for containers (whose arrays may differ in shape)."""
+    a, b = getval(a), getval(b)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_allclose(a[k], b[k], rtol, atol) for k in a)
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(_allclose(x, y, rtol, atol) for x, y in zip(a, b, strict=True))
+    return bool(np.allclose(a, b, rtol=rtol, atol=atol))
 
 
 def _check_close(a, b, argnum, mode, order, what, rtol, atol) -> None:
-    if not all(np.allclose(x, y, rtol=rtol, atol=atol) for x, y in zip(_leaves(a), _leaves(b), strict=True)):
+    if not _allclose(a, b, rtol, atol):
         _fail(argnum, mode, order, what, a, b)
 
 

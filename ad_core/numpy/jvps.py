@@ -15,7 +15,14 @@ from .. import inspect as _inspect
 from ..core import def_linear, defjvp, defjvp_argnum, vspace
 from ..tracer import getval
 from . import wrapper as anp
-from .vjps import balanced_eq, linspace_weights, reduction_layout, replace_zero, sorting_index
+from .vjps import (
+    balanced_eq,
+    exponent_below,
+    linspace_weights,
+    reduction_layout,
+    replace_zero,
+    sorting_index,
+)
 
 # =============================================================================================
 # Shape helpers: a broadcast input's tangent is copied to every position it reaches
@@ -72,7 +79,7 @@ defjvp(anp.true_divide,
        lambda g, ans, x, y: broadcast_to_output(g / y, ans),
        lambda g, ans, x, y: broadcast_to_output(-g * ans / y, ans))
 defjvp(anp.power,
-       lambda g, ans, x, y: broadcast_to_output(g * y * x ** anp.where(y, y - 1, 1.0), ans),
+       lambda g, ans, x, y: broadcast_to_output(g * y * x ** exponent_below(y), ans),
        lambda g, ans, x, y: broadcast_to_output(g * anp.log(replace_zero(x, 1.0)) * ans, ans))
 for _modulo in (anp.mod, anp.remainder):
     defjvp(_modulo,
@@ -157,7 +164,8 @@ def jvp_var(g, ans, x, axis=None, ddof=0, keepdims=False):
 
 
 def jvp_std(g, ans, x, axis=None, ddof=0, keepdims=False):
-    return jvp_var(g, ans**2, x, axis=axis, ddof=ddof, keepdims=keepdims) / (2 * ans)
+    # A zero spread has a zero tangent (every centred entry is 0), not 0/0.
+    return jvp_var(g, ans**2, x, axis=axis, ddof=ddof, keepdims=keepdims) / (2 * replace_zero(ans, 1.0))
 
 
 def jvp_chooser(g, ans, x, axis=None, keepdims=False):
@@ -181,7 +189,7 @@ defjvp(anp.prod, jvp_prod)
 # Linear algebra: every product is linear in each factor
 # =============================================================================================
 
-for _product in (anp.dot, anp.matmul, anp.tensordot, anp.outer, anp.inner, anp.kron):
+for _product in (anp.dot, anp.matmul, anp.tensordot, anp.outer, anp.inner, anp.kron, anp.cross):
     def_linear(_product)
 def_linear(anp.einsum)
 
@@ -193,7 +201,7 @@ for _reshaping in (anp.reshape, anp.ravel, anp.squeeze, anp.expand_dims, anp.atl
                    anp.atleast_2d, anp.atleast_3d, anp.transpose, anp.swapaxes, anp.moveaxis,
                    anp.flip, anp.roll, anp.broadcast_to, anp.repeat, anp.tile,
                    anp.diag, anp.diagonal, anp.trace, anp.triu, anp.tril, anp.flipud,
-                   anp.fliplr, anp.rot90, anp.rollaxis, anp.diff):
+                   anp.fliplr, anp.rot90, anp.rollaxis, anp.diff, anp.split_pieces):
     def_linear(_reshaping)
 
 

@@ -8,15 +8,16 @@ again), for single matrices and for stacks of them (leading batch axes) alike:
 | `inv`, `det`, `solve` | `solve(a, b)` in both arguments, `b` a vector or a stack of matrices |
 | `slogdet` | the derivative flows through `logabsdet`; `sign` is locally constant |
 | `norm` | vectors: `ord=None`, `2` or a finite `ord > 1`; matrices: Frobenius, nuclear; `axis`, `keepdims` |
-| `svd` | real, thin (`full_matrices=False`, or a square matrix), distinct non-zero singular values |
+| `svd` | thin (`full_matrices=False`, or square), distinct non-zero singular values; complex: reverse mode |
 | `cholesky` | of a symmetric positive definite matrix; `upper=True` too |
 | `eigh`, `eigvalsh` | of a symmetric matrix with distinct eigenvalues |
+| `eig` | reverse mode, distinct eigenvalues; only phase-independent functions of the eigenvectors |
 | `pinv` | of a matrix of full rank (the rank must not change near the point) |
 | `matrix_power` | composed of `matmul` (and `inv` for negative powers), so it follows their rules |
 
 Functions that return several arrays (`eigh`, `slogdet`, `svd`, `qr`, `eig`) give NumPy's
 named tuple on plain arrays and a plain tuple on traced ones: unpack it or index it, as with
-HIPS/autograd. The others without rules (`qr`, `eig`, `lstsq`, ...) compute their values
+HIPS/autograd. The others without rules (`qr`, `lstsq`, ...) compute their values
 and fail only when a derivative has to flow through them, with an error that names them.
 
 Most formulas follow Giles, "An extended collection of matrix derivative results for forward
@@ -182,8 +183,6 @@ def _check_thin(a: Any, full_matrices: bool, compute_uv: bool) -> None:
             "ad_core: no derivative rule for svd with full_matrices=True of a non-square matrix "
             "(the extra singular vectors are not unique); pass full_matrices=False"
         )
-    if _is_complex(a):
-        raise NotImplementedError("ad_core: the svd rules are for real matrices")
 
 
 def _singular_gap_inverse(s: Any) -> Any:
@@ -191,6 +190,39 @@ def _singular_gap_inverse(s: Any) -> Any:
     k = anp.shape(s)[-1]
     squares = s**2
     return (1.0 - onp.eye(k)) / (anp.expand_dims(squares, -2) - anp.expand_dims(squares, -1) + onp.eye(k))
+
+
+def _grad_svd_complex(ans, a, compute_uv, g):
+    r"""The cotangent of a complex $A = U S V^H$ (thin, distinct non-zero singular values),
+    HIPS/autograd's rule: the real formula of `grad_svd` with conjugates in place, plus
+    $i \operatorname{Im}(\operatorname{diag}(U^\top \bar{U})) / s$ for the phase freedom of
+    each pair of singular vectors (only phase-independent functions of them have derivatives)."""
+    if compute_uv:
+        u, s, vh = ans
+    else:
+        u, s, vh = wrapped["svd"](a, full_matrices=False)
+        return anp.matmul(anp.conj(u) * anp.expand_dims(g, -2), anp.conj(vh))
+    v = anp.conj(_matrix_transpose(vh))
+    m, n = anp.shape(a)[-2:]
+    k = anp.shape(s)[-1]
+    gap = _singular_gap_inverse(s)
+    g_u, g_s, g_v = g[0], g[1], anp.conj(_matrix_transpose(g[2]))
+    u_g = anp.matmul(_matrix_transpose(u), g_u)
+    v_g = anp.matmul(_matrix_transpose(v), g_v)
+    core = (gap * (u_g - anp.conj(_matrix_transpose(u_g)))) * anp.expand_dims(s, -2)
+    core = core + anp.expand_dims(g_s, -1) * onp.eye(k)
+    core = core + anp.expand_dims(s, -1) * (gap * (v_g - anp.conj(_matrix_transpose(v_g))))
+    core = core + 1j * anp.imag(u_g * onp.eye(k)) / anp.expand_dims(s, -2)
+    a_bar = anp.matmul(anp.matmul(anp.conj(u), core), _matrix_transpose(v))
+    if m < n:
+        outside = onp.eye(n) - anp.matmul(v, anp.conj(_matrix_transpose(v)))
+        a_bar = a_bar + anp.conj(anp.matmul(anp.matmul(u / anp.expand_dims(s, -2),
+                                                       _matrix_transpose(g_v)), outside))
+    elif m > n:
+        outside = onp.eye(m) - anp.matmul(u, anp.conj(_matrix_transpose(u)))
+        a_bar = a_bar + _matrix_transpose(anp.matmul(anp.matmul(v / anp.expand_dims(s, -2),
+                                                                _matrix_transpose(g_u)), outside))
+    return a_bar
 
 
 def grad_svd(ans, a, full_matrices=True, compute_uv=True, hermitian=False):
@@ -204,6 +236,8 @@ def grad_svd(ans, a, full_matrices=True, compute_uv=True, hermitian=False):
     """
     def vjp(g):
         _check_thin(a, full_matrices, compute_uv)
+        if _is_complex(a):
+            return _grad_svd_complex(ans, a, compute_uv, g)
         u, s, v = _svd_parts(ans, a, compute_uv)
         if not compute_uv:
             return anp.matmul(u * anp.expand_dims(g, -2), _matrix_transpose(v))
@@ -232,6 +266,8 @@ def jvp_svd(g, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
     $dU = U (F \circ (P S + S P^\top)) + (I_m - U U^\top) dA\, V S^{-1}$,
     $dV = V (F \circ (S P + P^\top S)) + (I_n - V V^\top) dA^\top U S^{-1}$."""
     _check_thin(a, full_matrices, compute_uv)
+    if _is_complex(a):
+        raise NotImplementedError("ad_core: the forward-mode svd rule is for real matrices")
     u, s, v = _svd_parts(ans, a, compute_uv)
     k = anp.shape(s)[-1]
     p = anp.matmul(anp.matmul(_matrix_transpose(u), g), v)
@@ -283,15 +319,14 @@ def _norm_axes(x: Any, ord: Any, axis: Any) -> tuple[tuple[int, ...], str]:
     is_matrix = len(axes) == 2 and (axis is not None or ord is not None)
     if ord is None or (ord == "fro" and is_matrix) or (ord == 2 and not is_matrix):
         return axes, "two"
-    if ord == "nuc" and is_matrix and not _is_complex(x):
+    if ord == "nuc" and is_matrix:
         return axes, "nuc"
     if not is_matrix and not isinstance(ord, str) and onp.isfinite(ord) and ord > 1:
         return axes, "p"
     kind = "matrix" if is_matrix else "vector"
     raise NotImplementedError(
         f"ad_core: no derivative rule for norm of a {kind} with ord={ord!r}; rules exist for "
-        "vector norms with ord=None, 2 or a finite ord > 1 and for Frobenius and (real) nuclear "
-        "matrix norms"
+        "vector norms with ord=None, 2 or a finite ord > 1 and for Frobenius and nuclear matrix norms"
     )
 
 
@@ -319,7 +354,7 @@ def grad_norm(ans, x, ord=None, axis=None, keepdims=False):
     def vjp(g):
         axes, kind = _norm_axes(x, ord, axis)
         if kind == "nuc":
-            return _kept(g, x, axes) * _polar_factor(x, axes)
+            return _kept(g, x, axes) * _conj_if_complex(_polar_factor(x, axes))
         scale = _kept(g, x, axes) / _kept(ans, x, axes) ** (1 if kind == "two" else ord - 1)
         if kind == "two":
             return scale * _conj_if_complex(x)
@@ -331,7 +366,8 @@ def grad_norm(ans, x, ord=None, axis=None, keepdims=False):
 def jvp_norm(g, ans, x, ord=None, axis=None, keepdims=False):
     axes, kind = _norm_axes(x, ord, axis)
     if kind == "nuc":
-        return anp.sum(g * _polar_factor(x, axes), axis=axes, keepdims=keepdims)
+        along = _real_if_complex(g * _conj_if_complex(_polar_factor(x, axes)))
+        return anp.sum(along, axis=axes, keepdims=keepdims)
     along = _real_if_complex(g * _conj_if_complex(x))
     if kind == "two":
         return anp.sum(along, axis=axes, keepdims=keepdims) / ans
@@ -461,6 +497,41 @@ def eigvalsh(a: Any, UPLO: str = "L") -> Any:
 
 
 wrapped["eigvalsh"] = eigvalsh
+
+# =============================================================================================
+# eig
+# =============================================================================================
+
+
+def grad_eig(ans, x):
+    r"""HIPS/autograd's rule for a general square matrix with distinct eigenvalues, eigenvalues
+    $e$ and NumPy's unit-length eigenvectors $U$ (columns). With $F_{ij} = 1 / (e_j - e_i)$ off
+    the diagonal (0 on it) and $P = U^\top \bar{U}$:
+    $$R_1 = F \circ P, \qquad R_2 = -F \circ \big((U^\top \overline{U})\,
+    \operatorname{diag}(\operatorname{Re} P)\big), \qquad
+    \bar{A} = U^{-\top} \big(\operatorname{diag}(\bar{e}) + R_1 + R_2\big) U^\top;$$
+    $R_2$ accounts for the columns being normalised. A real matrix gets the real part.
+    Eigenvectors are defined up to a phase, so only functions that do not depend on it (such
+    as `abs(v)`) have a derivative through them. Reverse mode only, as in HIPS/autograd."""
+    e, u = ans
+    n = anp.shape(e)[-1]
+    real_input = not _is_complex(x)
+
+    def vjp(g):
+        g_e, g_u = g
+        gap = _eigengap_inverse(e)
+        u_t = _matrix_transpose(u)
+        u_g = anp.matmul(u_t, g_u)
+        r1 = gap * u_g
+        r2 = -gap * anp.matmul(anp.matmul(u_t, anp.conj(u)), anp.real(u_g) * onp.eye(n))
+        diagonal = anp.expand_dims(g_e, -1) * onp.eye(n)
+        a_bar = anp.matmul(anp.matmul(wrapped["inv"](u_t), diagonal + r1 + r2), u_t)
+        return anp.real(a_bar) if real_input else a_bar
+
+    return vjp
+
+
+defvjp(wrapped["eig"], grad_eig)
 
 # =============================================================================================
 # pinv, matrix_power

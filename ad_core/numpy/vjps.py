@@ -94,6 +94,15 @@ def replace_zero(x: Any, value: float) -> Any:
     return anp.where(x, x, value)
 
 
+def exponent_below(y: Any) -> Any:
+    """`y - 1`, or 1 where `y` is 0, so that `x ** exponent_below(y)` never divides by a zero
+    `x`. A Python number stays a Python number: a NumPy 0-d array would promote a float32 base
+    (and so its gradient) to float64."""
+    if isinstance(y, int | float):
+        return y - 1 if y != 0 else 1.0
+    return anp.where(y, y - 1, 1.0)
+
+
 def balanced_eq(x: Any, z: Any, y: Any) -> Any:
     """1 where `x` produced the max/min `z`, 1/2 where `x` and `y` tie: ties share the gradient."""
     return (x == z) / (1.0 + (x == y))
@@ -127,7 +136,7 @@ defvjp(anp.true_divide,
        lambda ans, x, y: unbroadcast_f(x, lambda g: g / y),
        lambda ans, x, y: reduce_then(y, lambda g: g * ans, lambda r: -r / y))
 defvjp(anp.power,
-       lambda ans, x, y: unbroadcast_f(x, lambda g: g * y * x ** anp.where(y, y - 1, 1.0)),
+       lambda ans, x, y: unbroadcast_f(x, lambda g: g * y * x ** exponent_below(y)),
        lambda ans, x, y: unbroadcast_f(y, lambda g: g * anp.log(replace_zero(x, 1.0)) * ans))
 for _modulo in (anp.mod, anp.remainder):
     defvjp(_modulo,
@@ -248,7 +257,9 @@ def grad_std(ans, x, axis=None, ddof=0, keepdims=False):
         centred = x - anp.mean(x, axis=axis, keepdims=True)
         if _iscomplex(centred):  # conj of a real array would only copy it
             centred = anp.conj(centred)
-        scale = anp.reshape(g, kept_shape) / ((count - ddof) * anp.reshape(ans, kept_shape))
+        # Where the spread is 0 every centred entry is 0 too: the gradient there is 0, not 0/0.
+        spread = replace_zero(anp.reshape(ans, kept_shape), 1.0)
+        scale = anp.reshape(g, kept_shape) / ((count - ddof) * spread)
         return multiply_into(centred, scale)
 
     return vjp
@@ -485,6 +496,42 @@ def grad_kron(argnum, ans, args, kwargs):
 defvjp_argnum(anp.kron, grad_kron)
 
 
+def grad_cross(argnum, ans, args, kwargs):
+    """`cross(a, b)` is bilinear: with the vector axes moved last, the cotangent of `a` is
+    `cross(b, g)` and that of `b` is `cross(g, a)`, each summed down to its input's shape and
+    its vector axis moved back (autograd's rule, which leaves the broadcasting out)."""
+    a, b = args[0], args[1]
+    options = dict(zip(("axisa", "axisb", "axisc", "axis"), args[2:], strict=False)) | kwargs
+    axisa, axisb, axisc = (options.get(name, -1) for name in ("axisa", "axisb", "axisc"))
+    if options.get("axis") is not None:
+        axisa = axisb = axisc = options["axis"]
+    a_last, b_last = anp.moveaxis(a, axisa, -1), anp.moveaxis(b, axisb, -1)
+    if _shape(a_last)[-1] != 3 or _shape(b_last)[-1] != 3:
+        raise NotImplementedError(
+            "ad_core: the cross rule is for 3-vectors (NumPy deprecates cross products of 2-vectors)")
+    own_meta = anp.metadata(a_last if argnum == 0 else b_last)
+    own_axis = axisa if argnum == 0 else axisb
+
+    def vjp(g):
+        g_last = anp.moveaxis(g, axisc, -1)
+        contribution = anp.cross(b_last, g_last) if argnum == 0 else anp.cross(g_last, a_last)
+        return anp.moveaxis(unbroadcast(contribution, own_meta), -1, own_axis)
+
+    return vjp
+
+
+defvjp_argnum(anp.cross, grad_cross, argnums=(0, 1))
+
+
+def einsum_operands(args: tuple, argnum: int) -> tuple[tuple, int]:
+    """The operands of an `einsum` call and the position of argument `argnum` among them, in
+    both call forms: `einsum("ij,jk", A, B)` and the interleaved `einsum(A, [0, 1], B, [1, 2])`
+    (operand, sublist, ..., then optionally the output sublist)."""
+    if isinstance(getval(args[0]), str):
+        return args[1:], argnum - 1
+    return args[0 : len(args) - len(args) % 2 : 2], argnum // 2
+
+
 def grad_einsum(argnum, ans, args, kwargs):
     """The cotangent of one operand of `einsum` is another einsum: contract the output
     cotangent with the other operands, and write the operand's own subscripts as output.
@@ -495,12 +542,12 @@ def grad_einsum(argnum, ans, args, kwargs):
     the distinct letters and then placed on that diagonal with identity matrices.
     """
     input_subs, output_subs, _ = _parse_einsum_input(tuple(getval(a) for a in args))
-    position = argnum - 1
+    operands, position = einsum_operands(args, argnum)
     target_meta = anp.metadata(args[argnum])
     all_subs = input_subs.split(",")
     own_subs = all_subs[position]
     other_subs = all_subs[:position] + all_subs[position + 1 :]
-    other_operands = args[1:argnum] + args[argnum + 1 :]
+    other_operands = operands[:position] + operands[position + 1 :]
     sizes = dict(zip(own_subs, target_meta[0], strict=True))
     distinct = "".join(dict.fromkeys(own_subs))
     named_elsewhere = set(output_subs + "".join(other_subs))
@@ -651,10 +698,15 @@ def grad_concatenate_args(argnum, ans, args, kwargs):
     sizes = [anp.shape(array)[axis] for array in arrays]
     start = sum(sizes[: argnum - 1])
     index = (slice(None),) * axis + (slice(start, start + sizes[argnum - 1]),)
-    return lambda g: g[index]
+    if anp.metadata(arrays[argnum - 1])[3]:
+        return lambda g: g[index]
+    # A real array joined to complex ones gets a real cotangent, as a broadcast one does.
+    return lambda g: anp.real(g[index]) if _iscomplex(g) else g[index]
 
 
 defvjp_argnum(anp.concatenate_args, grad_concatenate_args)
+# The pieces' cotangents (zeros for pieces nothing read) joined back in place.
+defvjp(anp.split_pieces, lambda ans, ary, bounds, axis: lambda g: anp.concatenate(list(g), axis))
 # `full(shape, fill_value)` broadcasts `fill_value` to `shape`: its VJP sums back (autograd's
 # rule, `sum(g)`, is this for a scalar `fill_value`).
 defvjp(

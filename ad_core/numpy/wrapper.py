@@ -204,6 +204,9 @@ def vstack(arrays) -> Any:
     return concatenate([wrapped["atleast_2d"](array) for array in arrays], 0)
 
 
+row_stack = vstack  # NumPy's deprecated alias, which HIPS/autograd still differentiates
+
+
 def column_stack(arrays) -> Any:
     columns = [
         wrapped["reshape"](a, (-1, 1)) if _np.ndim(getval(a)) < 2 else a for a in arrays
@@ -211,26 +214,76 @@ def column_stack(arrays) -> Any:
     return concatenate(columns, 1)
 
 
-def split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list:
-    """`numpy.split` as a list of slices, so each piece is traced by indexing."""
+@primitive
+def split_pieces(ary: Any, bounds: tuple, axis: int) -> list:
+    """The slices of `ary` between consecutive `bounds` along `axis`, as one primitive whose
+    output is a list: traced, it is a sequence box, so a function may return the pieces
+    themselves and still be differentiated (in both modes)."""
+    return [ary[(slice(None),) * axis + (slice(start, stop),)] for start, stop in itertools.pairwise(bounds)]
+
+
+def array_split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list:
+    """`numpy.array_split`, traced through every piece (`split_pieces`). `N` sections of an axis
+    of length `L` are as equal as can be: the first `L % N` get one entry more."""
     value = getval(ary)
     axis = axis % _np.ndim(value)
     length = _np.shape(value)[axis]
     if _np.ndim(indices_or_sections) == 0:
         sections = int(indices_or_sections)
-        if length % sections:
-            raise ValueError(
-                f"ad_core.numpy.split: an axis of length {length} does not split into "
-                f"{sections} equal sections"
-            )
-        bounds = list(range(0, length + 1, length // sections))
+        if sections <= 0:
+            raise ValueError("ad_core.numpy.array_split: number of sections must be larger than 0")
+        size, extra = divmod(length, sections)
+        bounds = list(itertools.accumulate([0] + [size + 1] * extra + [size] * (sections - extra)))
     else:
         bounds = [0, *indices_or_sections, length]
-    pieces = []
-    for start, stop in itertools.pairwise(bounds):
-        index = (slice(None),) * axis + (slice(start, stop),)
-        pieces.append(ary[index])
-    return pieces
+    return split_pieces(ary, tuple(bounds), axis)
+
+
+def split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list:
+    """`numpy.split`: `array_split`, which refuses sections of unequal length."""
+    value = getval(ary)
+    length = _np.shape(value)[axis % _np.ndim(value)]
+    if _np.ndim(indices_or_sections) == 0 and length % int(indices_or_sections):
+        raise ValueError(
+            f"ad_core.numpy.split: an axis of length {length} does not split into "
+            f"{int(indices_or_sections)} equal sections"
+        )
+    return array_split(ary, indices_or_sections, axis)
+
+
+def _split_along(name: str, axis: int, min_ndim: int) -> Callable:
+    def split_along(ary: Any, indices_or_sections: Any) -> list:
+        ndim = _np.ndim(getval(ary))
+        if ndim < min_ndim:
+            raise ValueError(f"ad_core.numpy.{name}: only works on arrays of {min_ndim} or more dimensions")
+        return split(ary, indices_or_sections, axis if ndim > 1 else 0)
+
+    split_along.__name__ = split_along.__qualname__ = name
+    split_along.__doc__ = f"`numpy.{name}`: `split` along axis {axis}, traced through each piece."
+    return split_along
+
+
+hsplit = _split_along("hsplit", 1, 1)
+vsplit = _split_along("vsplit", 0, 2)
+dsplit = _split_along("dsplit", 2, 3)
+
+
+def append(arr: Any, values: Any, axis: int | None = None) -> Any:
+    """`numpy.append`: concatenate, after flattening both when no axis is given."""
+    if axis is None:
+        return concatenate([wrapped["ravel"](arr), wrapped["ravel"](values)], 0)
+    return concatenate([arr, values], axis)
+
+
+def select(condlist: Any, choicelist: Any, default: Any = 0) -> Any:
+    """`numpy.select` as nested `where`s, so that traced choices (and a traced default) carry
+    their derivatives: the first true condition wins, hence the last one is applied first."""
+    if len(condlist) != len(choicelist):
+        raise ValueError("ad_core.numpy.select: list of cases must be same length as list of conditions")
+    result = default
+    for condition, choice in reversed(list(zip(condlist, choicelist, strict=True))):
+        result = wrapped["where"](condition, choice, result)
+    return result
 
 
 def array(A: Any, *args: Any, **kwargs: Any) -> Any:
@@ -279,6 +332,7 @@ def untake(g: Any, index: Any, shape: tuple) -> _np.ndarray:
 
 __all__ = [
     *wrapped,
-    "array", "array_getitem", "asarray", "column_stack", "concat", "concatenate",
-    "concatenate_args", "hstack", "metadata", "split", "stack", "untake", "vstack",
+    "append", "array", "array_getitem", "array_split", "asarray", "column_stack", "concat",
+    "concatenate", "concatenate_args", "dsplit", "hsplit", "hstack", "metadata", "row_stack", "select",
+    "split", "split_pieces", "stack", "untake", "vsplit", "vstack",
 ]

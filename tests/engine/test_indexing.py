@@ -119,3 +119,14 @@ def test_embedding_gradient_is_the_same_for_every_integer_index_dtype(index_dtyp
     gradient = grad(lambda t: anp.sum(weights * t[windows]))(table)
     expected = scatter_add_reference(weights, windows.astype(np.intp), table.shape)
     np.testing.assert_array_equal(gradient, expected)
+
+
+def test_select_with_traced_choices_and_default(rng) -> None:
+    # `select` took a list of traced arrays as NumPy's own function and raised TypeError.
+    x, y = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    conditions = [x > 0.5, x < -0.5, x > 0.0]  # the first true condition wins where they overlap
+    result = anp.select(conditions, [x, 2.0 * y, x * y], default=y)
+    expected = np.select(conditions, [x, 2.0 * y, x * y], default=y)
+    assert result.shape == expected.shape
+    np.testing.assert_array_equal(result, expected)
+    check_grads(lambda a, b: anp.select(conditions, [a, 2.0 * b, a * b], default=b))(x, y)

@@ -1,6 +1,6 @@
 """`ad_core.numpy.linalg`: inv, det, slogdet, solve, norm, svd, cholesky, eigh, eigvalsh, pinv and
-matrix_power against finite differences (both modes, second order) and HIPS/autograd 1.9.1;
-single matrices and stacks; what raises, and what is returned.
+matrix_power against finite differences (both modes, second order) and HIPS/autograd 1.9.1, eig
+in reverse mode; single matrices and stacks; what raises, and what is returned.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import pytest
 import ad_core.numpy as anp
 from ad_core import grad, make_jvp
 from ad_core.extend import getval
+from ad_core.test_util import check_grads
 
 from ._autograd_pairs import (
     Case,
@@ -269,12 +270,13 @@ def test_svd_of_a_non_square_matrix_with_full_matrices_raises(rng) -> None:
     np.testing.assert_allclose(computed, np.eye(3), rtol=1e-12, atol=1e-14)
 
 
-@pytest.mark.parametrize("name", ["qr", "eig"])
-def test_linalg_function_without_a_rule_computes_and_fails_only_when_differentiated(name, rng) -> None:
+@pytest.mark.parametrize(("name", "modes"), [("qr", ("VJP", "JVP")), ("eig", ("JVP",))])
+def test_linalg_function_without_a_rule_computes_and_fails_only_when_differentiated(name, modes, rng) -> None:
     a = spd(rng, (3, 3))
     function = getattr(anp.linalg, name)
-    with pytest.raises(NotImplementedError, match=rf"no VJP rule is defined for {name}\b"):
-        grad(lambda x: anp.sum(anp.real(function(x)[0])))(a)
+    if "VJP" in modes:
+        with pytest.raises(NotImplementedError, match=rf"no VJP rule is defined for {name}\b"):
+            grad(lambda x: anp.sum(anp.real(function(x)[0])))(a)
     with pytest.raises(NotImplementedError, match=rf"no JVP rule is defined for {name}\b"):
         make_jvp(lambda x: anp.sum(anp.real(function(x)[0])))(a)(a)
     # A traced call computes NumPy's values; with no derivative asked of it, nothing fails.
@@ -288,3 +290,59 @@ def test_linalg_function_without_a_rule_computes_and_fails_only_when_differentia
     computed = [getval(part) for part in getval(seen["result"])]
     for part, expected in zip(computed, getattr(np.linalg, name)(a), strict=True):
         np.testing.assert_array_equal(part, expected)
+
+
+# Found by running HIPS/autograd's test_linalg: eig had no rule, svd and the nuclear norm none
+# for complex matrices.
+
+
+def eig_summary(x):
+    """A function of `eig` that does not depend on the eigenvectors' arbitrary phases."""
+    w, v = anp.linalg.eig(x)
+    weights = np.linspace(0.5, 1.5, 9).reshape(3, 3)
+    return anp.real(anp.sum(w * (0.3 - 0.7j))) + anp.sum(anp.abs(v) * weights)
+
+
+@pytest.mark.parametrize("kind", ["real", "complex", "stacked-complex"])
+def test_eig_reverse_mode_matches_finite_differences(kind, rng) -> None:
+    shape = (2, 3, 3) if kind.startswith("stacked") else (3, 3)
+    x = rng.standard_normal(shape) if kind == "real" else complex_normal(rng, shape)
+    summary = eig_summary if x.ndim == 2 else (lambda x: eig_summary(x[0]) + eig_summary(x[1]))
+    gradient = grad(summary)(x)
+    assert gradient.shape == x.shape
+    assert np.iscomplexobj(gradient) == np.iscomplexobj(x)
+    check_grads(summary, modes=("rev",), order=2)(x)
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (4, 4), (5, 3), (2, 5, 3)], ids=str)
+def test_svd_of_a_complex_matrix_in_reverse_mode(shape, rng) -> None:
+    x = complex_normal(rng, shape)
+
+    def phase_free(a):
+        u, s, vh = anp.linalg.svd(a, full_matrices=False)
+        return anp.concatenate([anp.ravel(anp.abs(u)), anp.ravel(s), anp.ravel(anp.abs(vh))])
+
+    def values_only(a):
+        return anp.linalg.svd(a, compute_uv=False)
+
+    for function in (phase_free, values_only):
+        cotangent = rng.standard_normal(np.shape(function(x)))
+        gradient = grad(lambda a, f=function, c=cotangent: anp.sum(f(a) * c))(x)
+        assert gradient.shape == x.shape
+        assert np.iscomplexobj(gradient)
+        check_grads(function, modes=("rev",), order=2)(x)
+    with pytest.raises(NotImplementedError, match="forward-mode svd rule is for real matrices"):
+        make_jvp(values_only)(x)(x)
+
+
+@pytest.mark.parametrize("axis", [None, (2, 0)], ids=["matrix", "axes-2-0"])
+def test_nuclear_norm_of_a_complex_matrix(axis, rng) -> None:
+    x = complex_normal(rng, (3, 4) if axis is None else (3, 2, 4))
+
+    def nuclear(a):
+        return anp.linalg.norm(a, "nuc", axis=axis)
+
+    gradient = grad(lambda a: anp.sum(nuclear(a)))(x)
+    assert gradient.shape == x.shape
+    check_grads(nuclear, modes=("rev",), order=2)(x)
+    check_grads(nuclear, modes=("fwd",), order=1)(x)

@@ -151,3 +151,38 @@ def test_einsum_of_more_operands_than_rule_tables_used_to_hold(rng) -> None:
     np.testing.assert_allclose(gradient, np.prod(vectors[:-1], axis=0), rtol=1e-12)
     tangent = make_jvp(product_of_all)(vectors[-1])(np.ones(3))[1]
     assert np.isclose(tangent, np.sum(np.prod(vectors[:-1], axis=0)), rtol=1e-12)
+
+
+def test_einsum_in_interleaved_form_in_both_modes(rng) -> None:
+    # `einsum(x, [0, 1], [1, 0])`: the rule read operands as if a subscript string came first.
+    x, y = rng.standard_normal((2, 3)), rng.standard_normal((3, 4))
+    transposed = anp.einsum(x, [0, 1], [1, 0])
+    assert transposed.shape == (3, 2)
+    np.testing.assert_array_equal(transposed, x.T)
+    gradient = grad(lambda a: anp.sum(anp.einsum(a, [0, 1], [1, 0]) * np.arange(6.0).reshape(3, 2)))(x)
+    assert gradient.shape == x.shape
+    np.testing.assert_array_equal(gradient, np.arange(6.0).reshape(3, 2).T)
+    check_grads(lambda a: anp.einsum(a, [0, 1], [1, 0]))(x)
+    check_grads(lambda a, b: anp.einsum(a, [0, 1], b, [1, 2], [0, 2]))(x, y)
+    check_grads(lambda a, b: anp.einsum(a, [0, 1], b, [1, 2]))(x, y)
+    check_grads(lambda a: anp.einsum(a, [0, 0]))(rng.standard_normal((3, 3)))
+
+
+@pytest.mark.parametrize(
+    "shapes, options",
+    [
+        (((3,), (3,)), {}),
+        (((4, 3), (3,)), {}),
+        (((3, 4), (4, 3)), {"axisa": 0, "axisc": 0}),
+        (((3, 2), (3, 2)), {"axis": 0}),
+        (((2, 1, 3), (4, 3)), {}),
+    ],
+    ids=["vectors", "broadcast-b", "axisa-axisc", "axis", "broadcast-both"],
+)
+def test_cross_matches_numpy_and_carries_gradients(shapes, options, rng) -> None:
+    a, b = (rng.standard_normal(shape) for shape in shapes)
+    result = anp.cross(a, b, **options)
+    expected = np.cross(a, b, **options)
+    assert result.shape == expected.shape
+    np.testing.assert_allclose(result, expected, rtol=1e-14)
+    check_grads(lambda u, v: anp.cross(u, v, **options))(a, b)

@@ -179,3 +179,15 @@ def test_var_and_std_rules_leave_their_input_untouched_and_keep_its_dtype(name: 
         scale = g / (5 * (1.0 if name == "var" else 2.0 * np.std(x, axis=0)))
         assert computed.dtype == np.result_type(centred, scale)
         np.testing.assert_allclose(computed, 2.0 * scale * centred, rtol=1e-6)
+
+
+@pytest.mark.parametrize("shape, axis", [((1,), None), ((3, 1), 1), ((1, 4), 0)], ids=str)
+def test_std_over_a_single_entry_has_zero_derivative_in_both_modes(shape, axis, rng) -> None:
+    # std is identically 0 there; the rules divided by it and gave NaN (HIPS/autograd gives 0).
+    x = rng.standard_normal(shape)
+    gradient = grad(lambda v: anp.sum(anp.std(v, axis=axis)))(x)
+    assert gradient.shape == shape
+    np.testing.assert_array_equal(gradient, np.zeros(shape))
+    _, tangent = make_jvp(lambda v: anp.std(v, axis=axis))(x)(rng.standard_normal(shape))
+    assert np.shape(tangent) == np.shape(np.std(x, axis=axis))
+    np.testing.assert_array_equal(tangent, np.zeros(np.shape(tangent)))

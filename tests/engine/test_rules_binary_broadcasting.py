@@ -130,3 +130,18 @@ def test_tie_averages_the_tangents_in_forward_mode(function) -> None:
     _, tangent_y = make_jvp(function, 1)(x, y)(1.0)
     assert tangent_x == 0.5
     assert tangent_y == 0.5
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_power_by_a_python_number_keeps_a_low_precision_gradient(dtype, rng) -> None:
+    # The base's rule formed `x ** where(y, y - 1, 1.0)`, a float64 0-d exponent that promoted
+    # the gradient of a float32 (or float16) array to float64.
+    x = rng.standard_normal((3, 2)).astype(dtype)
+    for exponent in (2, 3.0, 0):
+        gradient = grad(lambda v, e=exponent: anp.sum(v**e))(x)
+        assert gradient.shape == x.shape
+        assert gradient.dtype == dtype
+        expected = exponent * x.astype(np.float64) ** (exponent - 1 if exponent else 1.0)
+        np.testing.assert_allclose(gradient, expected, rtol=1e-2 if dtype == np.float16 else 1e-6)
+        _, tangent = make_jvp(lambda v, e=exponent: v**e)(x)(np.ones_like(x))
+        assert tangent.dtype == dtype

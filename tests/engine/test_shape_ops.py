@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import ad_core.numpy as anp
-from ad_core import grad
+from ad_core import grad, make_jvp
 from ad_core.test_util import check_grads
 
 from ._oracle import allow_constant_derivatives, check_both_modes
@@ -158,3 +158,85 @@ def test_linspace_gradient_weights_start_and_stop() -> None:
     assert np.shape(d_start) == () and np.shape(d_stop) == ()
     expected = [np.sum(2 * points * (1 - weights)), np.sum(2 * points * weights)]
     np.testing.assert_allclose([d_start, d_stop], expected)
+
+
+# Found by running HIPS/autograd's test_numpy: these had no rules (or no traced version).
+
+SPLITS = {
+    "array_split-3-of-7": (lambda a: anp.array_split(a, 3), np.array_split, (7,), (3,)),
+    "array_split-axis1": (lambda a: anp.array_split(a, 4, axis=1), np.array_split, (2, 6, 2), (4, 1)),
+    "array_split-indices": (
+        lambda a: anp.array_split(a, [1, 3], axis=1), np.array_split, (2, 6, 2), ([1, 3], 1)),
+    "vsplit": (lambda a: anp.vsplit(a, 2), np.vsplit, (4, 3), (2,)),
+    "hsplit-2d": (lambda a: anp.hsplit(a, 3), np.hsplit, (2, 6), (3,)),
+    "hsplit-1d": (lambda a: anp.hsplit(a, 2), np.hsplit, (6,), (2,)),
+    "dsplit": (lambda a: anp.dsplit(a, [1]), np.dsplit, (2, 2, 3), ([1],)),
+}
+
+
+@pytest.mark.parametrize("name", list(SPLITS))
+def test_split_family_matches_numpy_and_carries_gradients(name, rng) -> None:
+    traced, reference, shape, options = SPLITS[name]
+    x = rng.standard_normal(shape)
+    pieces, expected = traced(x), reference(x, *options)
+    assert [np.shape(p) for p in pieces] == [p.shape for p in expected]
+    for piece, want in zip(pieces, expected, strict=True):
+        np.testing.assert_array_equal(piece, want)
+
+    def weighted(a):
+        return anp.concatenate([anp.ravel(p) * (i + 1.0) for i, p in enumerate(traced(a))])
+
+    gradient = grad(lambda a: anp.sum(weighted(a)))(x)
+    assert gradient.shape == x.shape
+    check_grads(weighted)(x)
+
+
+def test_vsplit_of_a_vector_raises_as_numpy_does(rng) -> None:
+    with pytest.raises(ValueError, match="2 or more dimensions"):
+        anp.vsplit(rng.standard_normal(4), 2)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_append_matches_numpy_and_carries_gradients(axis, rng) -> None:
+    x, y = rng.standard_normal((2, 3)), rng.standard_normal((2, 3))
+    result = anp.append(x, y, axis=axis)
+    expected = np.append(x, y, axis=axis)
+    assert result.shape == expected.shape
+    np.testing.assert_array_equal(result, expected)
+    check_grads(lambda a, b: anp.append(a, b, axis=axis))(x, y)
+
+
+def test_a_real_array_concatenated_with_complex_ones_gets_a_real_gradient(rng) -> None:
+    # Its cotangent was the complex slice, so grad of a real input came back complex (and a
+    # real-valued function of the real piece, such as abs, read a complex cotangent).
+    x, z = rng.standard_normal(3), np.array([1.0 + 2.0j])
+    gradient = grad(lambda a: anp.real(anp.sum(anp.concatenate([a, z]) * (1.0 + 1.0j))))(x)
+    assert gradient.shape == (3,)
+    assert not np.iscomplexobj(gradient)
+    np.testing.assert_array_equal(gradient, np.ones(3))
+    check_grads(lambda a: anp.concatenate([anp.abs(a), z]), modes=("rev",))(x)
+
+
+@pytest.mark.parametrize("sections", [2, 3], ids=["equal", "unequal"])
+def test_a_function_may_return_the_pieces_of_a_split_in_both_modes(sections, rng) -> None:
+    # The pieces were a plain list of boxes, which no derivative reads: a function returning
+    # them had zero derivatives (with a warning) and forward mode returned the boxes themselves.
+    # Unequal pieces also broke check_grads, which compared them with one np.allclose.
+    x, tangent = rng.standard_normal((4, 2)), rng.standard_normal((4, 2))
+    values, tangents = make_jvp(lambda a: anp.array_split(a, sections))(x)(tangent)
+    expected = np.array_split(x, sections)
+    assert [np.shape(t) for t in tangents] == [p.shape for p in expected]
+    for value, want, piece_tangent, want_tangent in zip(
+        values, expected, tangents, np.array_split(tangent, sections), strict=True
+    ):
+        np.testing.assert_array_equal(value, want)
+        np.testing.assert_array_equal(piece_tangent, want_tangent)
+    check_grads(lambda a: anp.array_split(a, sections))(x)
+
+
+def test_row_stack_is_vstack(rng) -> None:
+    rows = [rng.standard_normal(3), rng.standard_normal((2, 3))]
+    stacked = anp.row_stack(rows)
+    assert stacked.shape == (3, 3)
+    np.testing.assert_array_equal(stacked, np.vstack(rows))
+    check_grads(lambda a, b: anp.row_stack([a, b]))(*rows)
