@@ -32,10 +32,11 @@ def _make_jvp(fun: Callable, x: Any) -> Callable:
 def _unary(fun: Callable, args: tuple, argnum: int | tuple[int, ...], operator: str) -> tuple[Callable, Any]:
     """Fix every argument but `args[argnum]`; check `argnum` and the argument's dtype.
 
-    A tuple `argnum` differentiates with respect to a tuple of arguments at once, and the
-    result is a tuple with one entry per argument.
+    A tuple (or list) `argnum` differentiates with respect to several arguments at once, and
+    the result is a tuple with one entry per argument.
     """
-    argnums = argnum if isinstance(argnum, tuple) else (argnum,)
+    several = isinstance(argnum, tuple | list)
+    argnums = tuple(argnum) if several else (argnum,)
     for index in argnums:
         if not isinstance(index, int):
             raise TypeError(f"ad_core.{operator}: argnum must be an int or a tuple of ints, got {argnum!r}")
@@ -48,7 +49,7 @@ def _unary(fun: Callable, args: tuple, argnum: int | tuple[int, ...], operator: 
     for index in argnums:
         _check_float(args[index], f"ad_core.{operator}: argument {index}")
 
-    if not isinstance(argnum, tuple):
+    if not several:
         (index,) = argnums
 
         def unary_fun(x):
@@ -98,7 +99,7 @@ def _check_scalar_output(value: Any, operator: str) -> None:
     if type(value) is float or (isinstance(value, np.ndarray | np.generic) and value.ndim == 0
                                 and value.dtype.kind != "c"):
         return  # a real scalar: the usual case, checked without NumPy's Python-level helpers
-    if np.ndim(value) != 0:
+    if np.size(value) != 1:  # one entry, as in autograd: shape (1,) or (1, 1) is a scalar too
         raise TypeError(
             f"ad_core.{operator}: the function returned an array of shape {np.shape(value)}, "
             "but grad needs a scalar output; use ad_core.jacobian for the full derivative or "
@@ -301,16 +302,16 @@ hessian_tensor_product = hessian_vector_product
 
 
 def vector_jacobian_product(fun: Callable, argnum: int = 0) -> Callable:
-    r"""`vjp(*args, v)` is $v^\top J_f(x)$: the derivative of
-    $\langle f(x), v\rangle$ contracted over all of `v`'s axes (the trailing axes of
-    `f`'s output), with respect to `args[argnum]`."""
+    r"""`vjp(*args, v)` is $v^\top J_f(x)$, as in autograd: the Jacobian of
+    `tensordot(v, f(x), v.ndim)`, which contracts all of `v`'s axes with the leading axes of
+    `f`'s output, with respect to `args[argnum]`."""
 
     def vjp(*args_and_vector):
         *args, vector = args_and_vector
         from . import numpy as anp
 
         def contracted(*args):
-            return anp.tensordot(fun(*args), vector, np.ndim(vector))
+            return anp.tensordot(vector, fun(*args), np.ndim(vector))
 
         return jacobian(contracted, argnum)(*args)
 

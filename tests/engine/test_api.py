@@ -586,3 +586,20 @@ def test_check_grads_goes_to_higher_orders_with_respect_to_nested_containers(rng
     check_grads(lambda p: anp.sum(square(p[0])), order=1)(params)
     with pytest.raises(GradientCheckError, match="order 2"):
         check_grads(lambda p: anp.sum(square(p[0])), order=2)(params)
+
+
+def test_grad_accepts_an_output_with_one_entry_and_a_list_argnum(rng) -> None:
+    """As in autograd: an output of shape (1,) or (1, 1) counts as a scalar, and `argnum` may
+    be a list as well as a tuple."""
+    x = rng.standard_normal(3)
+    gradient = grad(lambda x: anp.sum(x**2, keepdims=True))(x)
+    assert gradient.shape == x.shape
+    np.testing.assert_allclose(gradient, 2 * x, rtol=1e-15)
+    gradient = grad(lambda x: anp.reshape(anp.dot(x, x), (1, 1)))(x)
+    np.testing.assert_allclose(gradient, 2 * x, rtol=1e-15)
+    with pytest.raises(TypeError, match=r"shape \(2,\)"):
+        grad(lambda x: x[:2])(x)
+    gradients = grad(lambda a, b: anp.sum(a * b**2), argnum=[0, 1])(x, 2 * x)
+    assert type(gradients) is tuple and len(gradients) == 2
+    np.testing.assert_allclose(gradients[0], 4 * x**2, rtol=1e-14)
+    np.testing.assert_allclose(gradients[1], 4 * x**2, rtol=1e-14)

@@ -163,3 +163,13 @@ def test_checkpoint_gives_the_same_gradient_by_recomputing(rng) -> None:
         gradient, numerical_grad(lambda x: np.sum(np.tanh(np.sin(x) * 2.0) ** 2), [x], 0), rtol=1e-7
     )
     assert len(calls) == 2, "once forward, once more inside the backward pass"
+
+
+def test_tensor_jacobian_product_contracts_the_leading_output_axes(rng) -> None:
+    """`v` of shape (5, 4) against an output of shape (5, 4, 3): the leading axes, as in
+    autograd (`tensordot(v, f(x), v.ndim)`); an output that is not symmetric tells them apart."""
+    x, vector = rng.standard_normal((5, 4, 3)), rng.standard_normal((5, 4))
+    ours = ad_core.tensor_jacobian_product(lambda a: anp.tanh(a) * anp.arange(3.0))(x, vector)
+    theirs = autograd.tensor_jacobian_product(lambda a: agnp.tanh(a) * agnp.arange(3.0))(x, vector)
+    assert ours.shape == (3, 5, 4, 3)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-12)
