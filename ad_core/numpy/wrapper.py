@@ -214,6 +214,42 @@ def column_stack(arrays) -> Any:
     return concatenate(columns, 1)
 
 
+class _Concatenator:
+    """`r_[a, b, ...]` and `c_[a, b, ...]`: NumPy's own when nothing inside is traced. With
+    traced values, each piece is first made what NumPy would make of it (a slice becomes its
+    `arange`, a number a one-element array; `c_` turns a vector into a column), then all of
+    them are concatenated with the traced `concatenate`, along the first axis for `r_` and
+    the last for `c_`."""
+
+    def __init__(self, numpy_concatenator: Any, as_columns: bool) -> None:
+        self.numpy_concatenator = numpy_concatenator
+        self.as_columns = as_columns
+
+    def __getitem__(self, key: Any) -> Any:
+        pieces = key if isinstance(key, tuple) else (key,)
+        if not _contains_box(list(pieces)):
+            return self.numpy_concatenator[key]
+        if builtins.any(isinstance(piece, str) for piece in pieces):
+            raise NotImplementedError(
+                "ad_core.numpy: r_ and c_ with a directive string (such as '0,2') are not traced; "
+                "use anp.concatenate or anp.stack on traced values"
+            )
+        arrays = [self._piece(piece) for piece in pieces]
+        return concatenate(arrays, -1 if self.as_columns else 0)
+
+    def _piece(self, piece: Any) -> Any:
+        if not isinstance(piece, Box):
+            return self.numpy_concatenator[piece]
+        piece = wrapped["atleast_1d"](piece)
+        if self.as_columns and _np.ndim(getval(piece)) == 1:
+            return wrapped["reshape"](piece, (-1, 1))
+        return piece
+
+
+r_ = _Concatenator(_np.r_, as_columns=False)
+c_ = _Concatenator(_np.c_, as_columns=True)
+
+
 @primitive
 def split_pieces(ary: Any, bounds: tuple, axis: int) -> list:
     """The slices of `ary` between consecutive `bounds` along `axis`, as one primitive whose
@@ -332,7 +368,7 @@ def untake(g: Any, index: Any, shape: tuple) -> _np.ndarray:
 
 __all__ = [
     *wrapped,
-    "append", "array", "array_getitem", "array_split", "asarray", "column_stack", "concat",
+    "append", "array", "array_getitem", "array_split", "asarray", "c_", "column_stack", "concat",
     "concatenate", "concatenate_args", "dsplit", "hsplit", "hstack", "metadata", "row_stack", "select",
-    "split", "split_pieces", "stack", "untake", "vsplit", "vstack",
+    "r_", "split", "split_pieces", "stack", "untake", "vsplit", "vstack",
 ]

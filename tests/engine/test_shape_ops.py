@@ -54,6 +54,10 @@ SHAPE_CASES = [
     # More arrays than one node has argument rules for (31): concatenated in groups.
     ShapeCase("concatenate-many", lambda a, b: anp.concatenate([a, b] * 40, axis=1), ((2, 1), (2, 3))),
     ShapeCase("stack-many", lambda a: anp.stack([a * k for k in range(70)]), ((3,),)),
+    ShapeCase("r_-vectors-and-a-range", lambda a, b: anp.r_[a, b, 1:4, 2.5], ((3,), (2,))),
+    ShapeCase("r_-matrices", lambda a, b: anp.r_[a, b], ((2, 3), (1, 3))),
+    ShapeCase("c_-vectors-as-columns", lambda a, b: anp.c_[a, b, a], ((3,), (3,))),
+    ShapeCase("c_-matrix-and-vector", lambda a, b: anp.c_[a, b], ((3, 2), (3,))),
     # `full` broadcasts its fill value: it was treated as a constant, so gradients were lost.
     ShapeCase("full-scalar-fill", lambda v: anp.full((3, 2), v), ((),)),
     ShapeCase("full-broadcast-fill", lambda v: anp.full((2, 3), v) ** 2, ((3,),)),
@@ -240,3 +244,13 @@ def test_row_stack_is_vstack(rng) -> None:
     assert stacked.shape == (3, 3)
     np.testing.assert_array_equal(stacked, np.vstack(rows))
     check_grads(lambda a, b: anp.row_stack([a, b]))(*rows)
+
+
+def test_r_and_c_without_traced_values_are_numpys_own() -> None:
+    """Plain arguments take NumPy's path, directives included; a directive on traced values
+    is refused with a message that says what to use instead."""
+    np.testing.assert_array_equal(anp.r_[1:4, 0, np.ones(2)], np.r_[1:4, 0, np.ones(2)])
+    np.testing.assert_array_equal(anp.r_["0,2", [1, 2], [3, 4]], np.r_["0,2", [1, 2], [3, 4]])
+    np.testing.assert_array_equal(anp.c_[np.ones(2), np.zeros(2)], np.c_[np.ones(2), np.zeros(2)])
+    with pytest.raises(NotImplementedError, match="directive string"):
+        grad(lambda x: anp.sum(anp.r_["0,2", x, x]))(np.ones(2))
