@@ -198,8 +198,8 @@ def make_jvp(fun: Callable, argnum: int | tuple[int, ...] = 0) -> Callable:
 
 
 def make_vjp(fun: Callable, argnum: int | tuple[int, ...] = 0) -> Callable:
-    r"""`make_vjp(f, argnum=0)(*args)` returns `(u -> u^\top J_f(x), f(x))`: one trace, then
-    any number of VJPs."""
+    r"""`make_vjp(f, argnum=0)(*args)` returns the pair `(vjp, value)`, where `vjp(u)` is
+    $u^\top J_f(x)$ and `value` is $f(x)$: one trace, then any number of VJPs."""
     return _nary(_make_vjp, fun, argnum, "make_vjp")
 
 
@@ -289,8 +289,9 @@ def grad_named(fun: Callable, argname: str) -> Callable:
 
 
 def make_hvp(fun: Callable, argnum: int = 0) -> Callable:
-    r"""`make_hvp(f)(*args)` returns `(v -> H v, \nabla f(x))`: one trace of the gradient, then
-    any number of Hessian-vector products, each one reverse pass over it."""
+    r"""`make_hvp(f)(*args)` returns the pair `(hvp, gradient)`, where `hvp(v)` is $H v$ and
+    `gradient` is $\nabla f(x)$: one trace of the gradient, then any number of Hessian-vector
+    products, each one reverse pass over it."""
     return _nary(_make_hvp, fun, argnum, "make_hvp")
 
 

@@ -30,10 +30,11 @@ from .vjps import (
 
 
 def broadcast(x: Any, target_meta: tuple, broadcast_idx: int = 0) -> Any:
-    r"""Expand the tangent `x` to the shape in `target_meta`: the forward twin of `unbroadcast`.
+    r"""Expand the tangent `x` to the shape in `target_meta`: the forward twin of
+    `unbroadcast`.
 
-    New leading axes are inserted, then every size-1 axis is repeated to the target's size;
-    a complex target makes the tangent complex.
+    New leading axes are inserted, then every size-1 axis is repeated to the target's
+    size; a complex target makes the tangent complex.
     """
     target_shape, target_ndim, _dtype, target_iscomplex = target_meta
     # Each stage is reported to a recording, if one is on, as in `unbroadcast`.
@@ -43,12 +44,14 @@ def broadcast(x: Any, target_meta: tuple, broadcast_idx: int = 0) -> Any:
     while anp.ndim(x) < target_ndim:
         x = anp.expand_dims(x, broadcast_idx)
         if recorder is not None:
-            recorder.on_stage("broadcast", "expand_dims", x, axis=broadcast_idx, target_shape=target_shape)
+            recorder.on_stage("broadcast", "expand_dims", x, axis=broadcast_idx,
+                              target_shape=target_shape)
     for axis, size in enumerate(anp.shape(x)):
         if size == 1 and target_shape[axis] != 1:
             x = anp.repeat(x, target_shape[axis], axis=axis)
             if recorder is not None:
-                recorder.on_stage("broadcast", "repeat", x, axis=axis, target_shape=target_shape)
+                recorder.on_stage("broadcast", "repeat", x, axis=axis,
+                                  target_shape=target_shape)
     if target_iscomplex and not anp.iscomplexobj(x):
         x = x + 0j
         if recorder is not None:

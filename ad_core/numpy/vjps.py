@@ -47,33 +47,36 @@ def unbroadcast(x: Any, target_meta: tuple, broadcast_idx: int = 0) -> Any:
     r"""Sum the cotangent `x` down to the shape in `target_meta`.
 
     Broadcasting copies an input to many output positions, so its transpose adds the
-    copies' cotangents: first over the leading axes broadcasting added, then (keeping the
-    axis) over each axis where the target has size 1. A real target drops the imaginary part.
+    copies' cotangents: first over the leading axes broadcasting added, then (keeping
+    the axis) over each axis where the target has size 1. A real target drops the
+    imaginary part.
     """
     target_shape, target_ndim, _dtype, target_iscomplex = target_meta
-    if type(x) is onp.ndarray and x.shape == target_shape and (target_iscomplex or x.dtype.kind != "c"):
+    if (type(x) is onp.ndarray and x.shape == target_shape
+            and (target_iscomplex or x.dtype.kind != "c")):
         return x  # nothing was broadcast: the common case, kept cheap
-    # Each stage is reported to a recording, if one is on; when none is, no report is built.
+    # An active recording gets a report of each stage; with none, none is built.
     recorder = _inspect.active
+    target = {"target_shape": target_shape, "target_ndim": target_ndim}
     if recorder is not None:
-        recorder.on_stage("unbroadcast", "enter", x, target_shape=target_shape, target_ndim=target_ndim)
+        recorder.on_stage("unbroadcast", "enter", x, **target)
     while _ndim(x) > target_ndim:
         x = anp.sum(x, axis=broadcast_idx)
         if recorder is not None:
-            recorder.on_stage("unbroadcast", "sum_leading", x, axis=broadcast_idx,
-                              target_shape=target_shape, target_ndim=target_ndim)
+            recorder.on_stage("unbroadcast", "sum_leading", x,
+                              axis=broadcast_idx, **target)
     for axis, size in enumerate(target_shape):
         if size == 1 and x.shape[axis] != 1:
             x = anp.sum(x, axis=axis, keepdims=True)
             if recorder is not None:
-                recorder.on_stage("unbroadcast", "sum_keepdims", x, axis=axis,
-                                  target_shape=target_shape, target_ndim=target_ndim)
+                recorder.on_stage("unbroadcast", "sum_keepdims", x,
+                                  axis=axis, **target)
     if _iscomplex(x) and not target_iscomplex:
         x = anp.real(x)
         if recorder is not None:
-            recorder.on_stage("unbroadcast", "real", x, target_shape=target_shape, target_ndim=target_ndim)
+            recorder.on_stage("unbroadcast", "real", x, **target)
     if recorder is not None:
-        recorder.on_stage("unbroadcast", "return", x, target_shape=target_shape, target_ndim=target_ndim)
+        recorder.on_stage("unbroadcast", "return", x, **target)
     return x
 
 
