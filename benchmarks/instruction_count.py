@@ -28,10 +28,11 @@ from collections.abc import Callable  # noqa: E402
 from concurrent.futures import ThreadPoolExecutor  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-IMPLEMENTATIONS = ("hand", "floor", "ad_core", "autograd")
+IMPLEMENTATIONS = ("hand", "floor", "minimal", "ad_core", "autograd")
 LABELS = {
     "hand": "hand-written NumPy",
     "floor": "NumPy, same graph, one VJP per node, no engine",
+    "minimal": "minimal engine of the prescribed structure",
     "ad_core": "ad_core",
     "autograd": "HIPS/autograd 1.9.1",
 }
@@ -52,6 +53,10 @@ def make_step(name: str, batch_size: int, n_hidden: int) -> Callable[[], object]
         import mlp_unfused
 
         return lambda: mlp_unfused.loss_and_grads(params, windows, targets)
+    if name == "minimal":
+        import mlp_minimal_engine
+
+        return mlp_minimal_engine.make_step(params, windows, targets)
     import importlib
 
     engine = importlib.import_module(name)

@@ -37,6 +37,7 @@ from dataclasses import dataclass  # noqa: E402
 from types import ModuleType  # noqa: E402
 
 import mlp_handwritten  # noqa: E402
+import mlp_minimal_engine  # noqa: E402
 import mlp_unfused  # noqa: E402
 import numpy as np  # noqa: E402
 from mlp_model import (  # noqa: E402
@@ -55,6 +56,7 @@ GRAD_RTOL = 1e-10
 FINITE_DIFF_RTOL = 1e-6
 HAND = "hand-written NumPy"
 UNFUSED = "NumPy, same graph, one VJP per node, no engine"
+MINIMAL = "minimal engine of the prescribed structure"
 AD_CORE = "ad_core"
 AUTOGRAD = "HIPS/autograd 1.9.1"
 TORCH = "PyTorch eager"
@@ -127,6 +129,7 @@ def build_steps(engines: Engines, config: Config, param_form: str) -> dict[str, 
     steps: dict[str, Step] = {
         HAND: lambda: mlp_handwritten.loss_and_grads(params, windows, targets),
         UNFUSED: lambda: mlp_unfused.loss_and_grads(params, windows, targets),
+        MINIMAL: mlp_minimal_engine.make_step(params, windows, targets),
     }
     shapes = param_shapes(config)
     theta = flatten(params)
@@ -409,6 +412,12 @@ def target_lines(results: dict[str, dict[str, list[float]]]) -> list[str]:
                 f"- for reference, ad_core / no-engine row at {label}: {engine_only:.2f}x (the"
                 " engine's own overhead, with the model's extra arithmetic factored out)"
             )
+    if MINIMAL in results[first]:
+        floor = median(first, MINIMAL) / median(first, HAND)
+        lines.append(
+            f"- the minimal engine of the prescribed structure at {first}: {floor:.2f}x hand-written,"
+            " the cost of boxes, nodes, curried VJP makers and a toposort with nothing else around them"
+        )
     return lines
 
 
