@@ -11,6 +11,14 @@ friends) → `numpy` (the wrapped namespace and its rules).
 """
 
 from . import containers, numpy
+
+# autograd's names, importable as `from ad_core import tuple`; re-exported explicitly but kept
+# out of __all__, so that `from ad_core import *` does not replace Python's own.
+from .builtins import dict as dict
+from .builtins import isinstance as isinstance
+from .builtins import list as list
+from .builtins import tuple as tuple
+from .builtins import type as type
 from .differential_operators import (
     checkpoint,
     deriv,

@@ -212,6 +212,19 @@ def defvjp_argnum(fun: Callable, vjpmaker: Callable, argnums: Any = None) -> Non
         fun.vjps[argnum] = _bind_argnum(vjpmaker, argnum)
 
 
+def defvjp_argnums(fun: Callable, vjpmaker: Callable) -> None:
+    """HIPS/autograd's joint form: `vjpmaker(argnums, ans, args, kwargs)` returns a function
+    from the cotangent to the contributions for all of `argnums`, in order. A node here asks
+    for one argument at a time, so the maker is called with a one-element `argnums`."""
+    defvjp_argnum(
+        fun, lambda argnum, ans, args, kwargs: _only_contribution(vjpmaker((argnum,), ans, args, kwargs))
+    )
+
+
+def _only_contribution(joint_vjp: Callable) -> Callable:
+    return lambda g: next(iter(joint_vjp(g)))
+
+
 def _bind_argnum(maker: Callable, argnum: int) -> Callable:
     return lambda ans, *args, **kwargs: maker(argnum, ans, args, kwargs)
 
@@ -280,6 +293,13 @@ def defjvp_argnum(fun: Callable, jvpmaker: Callable, argnums: Any = None) -> Non
         return
     for argnum in argnums:
         fun.jvps[argnum] = _bind_jvp_argnum(jvpmaker, argnum)
+
+
+def defjvp_argnums(fun: Callable, jvpmaker: Callable) -> None:
+    """HIPS/autograd's joint form: `jvpmaker(argnums, gs, ans, args, kwargs)` returns the
+    output's tangent for the tangents `gs` of the arguments `argnums`. By linearity it is the
+    sum of one-argument calls, which is how a node here makes it."""
+    defjvp_argnum(fun, lambda argnum, g, ans, args, kwargs: jvpmaker((argnum,), (g,), ans, args, kwargs))
 
 
 def _fallback_jvp(fun: Callable, argnum: int) -> Callable:

@@ -7,8 +7,10 @@ from .core import (
     def_linear,
     defjvp,
     defjvp_argnum,
+    defjvp_argnums,
     defvjp,
     defvjp_argnum,
+    defvjp_argnums,
     vspace,
 )
 from .numpy.jvps import broadcast
@@ -25,8 +27,10 @@ __all__ = [
     "def_linear",
     "defjvp",
     "defjvp_argnum",
+    "defjvp_argnums",
     "defvjp",
     "defvjp_argnum",
+    "defvjp_argnums",
     "getval",
     "isbox",
     "metadata",
