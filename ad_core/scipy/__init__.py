@@ -1,5 +1,6 @@
 """`ad_core.scipy`: SciPy functions with derivative rules, as in `autograd.scipy`
-(`from ad_core.scipy.linalg import sqrtm` where the code said `autograd.scipy.linalg`).
+(`from ad_core.scipy.special import logsumexp` where the code said
+`from autograd.scipy.special import logsumexp`).
 
 Needs SciPy (`pip install 'ad-core[scipy]'`); the rest of ad_core does not. Each submodule is
 imported when it is first used, so `import ad_core.scipy` alone costs nothing.
@@ -10,7 +11,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-SUBMODULES = ("integrate", "linalg", "signal")
+SUBMODULES = ("integrate", "linalg", "signal", "special", "stats")
 __all__ = list(SUBMODULES)
 
 
