@@ -21,6 +21,15 @@ def _conversion_error(box: ArrayBox, what: str) -> TypeError:
     )
 
 
+def _refuse_out(box: ArrayBox, method: str, out: Any) -> None:
+    if out is not None:
+        raise TypeError(
+            f"ad_core: {method}(..., out=...) of a traced value (ArrayBox of shape {box.shape}) "
+            "would write it into a plain array in place, cutting it out of the gradient; "
+            f"use the returned value instead (y = x.{method}(...))."
+        )
+
+
 class ArrayBox(Box):
     """A traced float or complex scalar or array."""
 
@@ -104,30 +113,40 @@ class ArrayBox(Box):
     def __complex__(self) -> complex:
         raise _conversion_error(self, "converting")
 
-    # Methods --------------------------------------------------------------------------------
-    def sum(self, axis=None, keepdims=False, **kwargs):
-        return anp.sum(self, axis=axis, keepdims=keepdims, **kwargs)
+    # Methods ------------------------------------------------------------------------------
+    # NumPy's signatures, so that `np.sum(x)` (which calls `x.sum(axis=..., dtype=..., out=None)`)
+    # works on a traced `x` too; only `out` is refused, as in-place writes are.
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+        _refuse_out(self, "sum", out)
+        return anp.sum(self, axis=axis, dtype=dtype, keepdims=keepdims, **kwargs)
 
-    def mean(self, axis=None, keepdims=False, **kwargs):
-        return anp.mean(self, axis=axis, keepdims=keepdims, **kwargs)
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+        _refuse_out(self, "mean", out)
+        return anp.mean(self, axis=axis, dtype=dtype, keepdims=keepdims, **kwargs)
 
-    def var(self, axis=None, ddof=0, keepdims=False):
-        return anp.var(self, axis=axis, ddof=ddof, keepdims=keepdims)
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        _refuse_out(self, "var", out)
+        return anp.var(self, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
 
-    def std(self, axis=None, ddof=0, keepdims=False):
-        return anp.std(self, axis=axis, ddof=ddof, keepdims=keepdims)
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        _refuse_out(self, "std", out)
+        return anp.std(self, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
 
-    def max(self, axis=None, keepdims=False):
+    def max(self, axis=None, out=None, keepdims=False):
+        _refuse_out(self, "max", out)
         return anp.max(self, axis=axis, keepdims=keepdims)
 
-    def min(self, axis=None, keepdims=False):
+    def min(self, axis=None, out=None, keepdims=False):
+        _refuse_out(self, "min", out)
         return anp.min(self, axis=axis, keepdims=keepdims)
 
-    def prod(self, axis=None, keepdims=False):
-        return anp.prod(self, axis=axis, keepdims=keepdims)
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False):
+        _refuse_out(self, "prod", out)
+        return anp.prod(self, axis=axis, dtype=dtype, keepdims=keepdims)
 
-    def cumsum(self, axis=None):
-        return anp.cumsum(self, axis=axis)
+    def cumsum(self, axis=None, dtype=None, out=None):
+        _refuse_out(self, "cumsum", out)
+        return anp.cumsum(self, axis=axis, dtype=dtype)
 
     def reshape(self, *shape, **kwargs):
         if len(shape) == 1 and isinstance(shape[0], tuple | list):

@@ -158,7 +158,7 @@ def_linear(anp.mean)
 def_linear(anp.cumsum)
 
 
-def jvp_var(g, ans, x, axis=None, ddof=0, keepdims=False):
+def jvp_var(g, ans, x, axis=None, ddof=0, keepdims=False, dtype=None):
     _, count = reduction_layout(anp.shape(x), axis)
     centred = x - anp.mean(x, axis=axis, keepdims=True)
     if anp.iscomplexobj(centred):  # conj of a real array would only copy it
@@ -166,7 +166,7 @@ def jvp_var(g, ans, x, axis=None, ddof=0, keepdims=False):
     return 2.0 * anp.sum(anp.real(g * centred), axis=axis, keepdims=keepdims) / (count - ddof)
 
 
-def jvp_std(g, ans, x, axis=None, ddof=0, keepdims=False):
+def jvp_std(g, ans, x, axis=None, ddof=0, keepdims=False, dtype=None):
     # A zero spread has a zero tangent (every centred entry is 0), not 0/0.
     return jvp_var(g, ans**2, x, axis=axis, ddof=ddof, keepdims=keepdims) / (2 * replace_zero(ans, 1.0))
 
@@ -178,7 +178,7 @@ def jvp_chooser(g, ans, x, axis=None, keepdims=False):
     return anp.sum(g * share, axis=axis, keepdims=keepdims)
 
 
-def jvp_prod(g, ans, x, axis=None, keepdims=False):
+def jvp_prod(g, ans, x, axis=None, keepdims=False, dtype=None):
     return ans * anp.sum(g / x, axis=axis, keepdims=keepdims)
 
 

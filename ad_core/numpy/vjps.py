@@ -234,14 +234,14 @@ def grad_sum(ans, x, axis=None, keepdims=False, dtype=None):
     return lambda g: anp.broadcast_to(g if aligned else anp.reshape(g, kept_shape), shape)
 
 
-def grad_mean(ans, x, axis=None, keepdims=False):
+def grad_mean(ans, x, axis=None, keepdims=False, dtype=None):
     shape = _shape(x)
     kept_shape, count = reduction_layout(shape, axis)
     aligned = keepdims or axis is None  # as in grad_sum
     return lambda g: anp.broadcast_to((g if aligned else anp.reshape(g, kept_shape)) / count, shape)
 
 
-def grad_var(ans, x, axis=None, ddof=0, keepdims=False):
+def grad_var(ans, x, axis=None, ddof=0, keepdims=False, dtype=None):
     kept_shape, count = reduction_layout(_shape(x), axis)
 
     def vjp(g):
@@ -253,7 +253,7 @@ def grad_var(ans, x, axis=None, ddof=0, keepdims=False):
     return vjp
 
 
-def grad_std(ans, x, axis=None, ddof=0, keepdims=False):
+def grad_std(ans, x, axis=None, ddof=0, keepdims=False, dtype=None):
     kept_shape, count = reduction_layout(_shape(x), axis)
 
     def vjp(g):
@@ -282,7 +282,7 @@ def grad_chooser(ans, x, axis=None, keepdims=None):
     return vjp
 
 
-def grad_prod(ans, x, axis=None, keepdims=False):
+def grad_prod(ans, x, axis=None, keepdims=False, dtype=None):
     """Each entry's derivative is the product of the others. Dividing the product by the entry
     is exact only without zeros; with one zero, only that entry gets the product of the rest;
     with two or more, every derivative is zero."""
@@ -303,7 +303,7 @@ def grad_prod(ans, x, axis=None, keepdims=False):
     return vjp
 
 
-def grad_cumsum(ans, x, axis=None):
+def grad_cumsum(ans, x, axis=None, dtype=None):
     shape = _shape(x)
 
     def vjp(g):

@@ -191,3 +191,39 @@ def test_std_over_a_single_entry_has_zero_derivative_in_both_modes(shape, axis, 
     _, tangent = make_jvp(lambda v: anp.std(v, axis=axis))(x)(rng.standard_normal(shape))
     assert np.shape(tangent) == np.shape(np.std(x, axis=axis))
     np.testing.assert_array_equal(tangent, np.zeros(np.shape(tangent)))
+
+
+# NumPy's own reductions reach a traced value through its methods, with NumPy's signatures.
+NUMPY_METHOD_REDUCTIONS = ["sum", "mean", "var", "std", "max", "min", "prod"]
+
+
+@pytest.mark.parametrize("name", NUMPY_METHOD_REDUCTIONS)
+def test_numpys_reduction_on_a_traced_value_differentiates_like_the_wrapped_one(name: str, rng) -> None:
+    import autograd
+
+    x = distinct_values(rng, (3, 4)) + 2.0  # positive and tie-free: prod, max and min are smooth
+    plain, wrapped = getattr(np, name), getattr(anp, name)
+    ours = grad(lambda x: plain(plain(x, axis=0) * 1.0))(x)
+    assert ours.shape == x.shape
+    np.testing.assert_allclose(ours, grad(lambda x: wrapped(wrapped(x, axis=0)))(x), rtol=1e-14)
+    np.testing.assert_allclose(ours, autograd.grad(lambda x: plain(plain(x, axis=0) * 1.0))(x), rtol=1e-12)
+    check_grads(lambda x: plain(x, axis=1) * 1.0, modes=("fwd", "rev"), order=2)(x)
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "var", "std", "prod", "cumsum"])
+def test_a_dtype_argument_reaches_the_rules(name: str, rng) -> None:
+    x = uniform(rng, (2, 3), 0.5, 1.5)
+    fun = getattr(anp, name)
+    check_grads(lambda x: fun(x, axis=1, dtype=np.float64), modes=("fwd", "rev"), order=2)(x)
+    gradient = grad(lambda x: anp.sum(fun(x, axis=1, dtype=np.float64)))(x)
+    np.testing.assert_allclose(
+        gradient, numerical_grad(lambda x: np.sum(getattr(np, name)(x, axis=1)), [x]), rtol=1e-7
+    )
+
+
+@pytest.mark.parametrize("name", [*NUMPY_METHOD_REDUCTIONS, "cumsum"])
+def test_an_out_argument_on_a_traced_value_is_refused_by_name(name: str, rng) -> None:
+    x = uniform(rng, (3,), 0.5, 1.5)
+    out = np.zeros(3) if name == "cumsum" else np.zeros(())
+    with pytest.raises(TypeError, match=rf"{name}\(\.\.\., out=\.\.\.\) of a traced value"):
+        grad(lambda x: anp.sum(getattr(x, name)(out=out)))(x)
