@@ -121,7 +121,14 @@ class SparseCotangent:
 
 def add_cotangents(x: Any, y: Any) -> Any:
     """`x + y` for cotangents, element by element inside lists, tuples and dicts (where Python's
-    `+` would join two tuples end to end instead of adding them)."""
+    `+` would join two tuples end to end instead of adding them). A sparse cotangent meeting a
+    dense one is filled in first."""
+    if type(x) is np.ndarray:  # the common case: arrays add as arrays
+        return x + y
+    if type(x) is SparseCotangent or type(y) is SparseCotangent:
+        if type(x) is type(y):
+            return x + y
+        x, y = (v.materialize() if type(v) is SparseCotangent else v for v in (x, y))
     if isinstance(x, list | tuple):
         return type(x)(add_cotangents(a, b) for a, b in zip(x, y, strict=True))
     if isinstance(x, dict):
@@ -157,7 +164,7 @@ def backward_pass(g: Any, end_node: VJPNode) -> Any:
             if getattr(contribution, "shape", ()) != parent.shape:
                 raise _shape_error(node, argnum, contribution, parent)
             previous = outgrads.get(parent)
-            total = contribution if previous is None else previous + contribution
+            total = contribution if previous is None else add_cotangents(previous, contribution)
             outgrads[parent] = total
             if recorder is not None:
                 recorder.on_vjp(node, argnum, g, contribution)

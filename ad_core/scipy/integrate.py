@@ -24,8 +24,10 @@ a^\top \frac{\partial f}{\partial t}\, dt,\qquad
 The keyword arguments (`rtol`, `atol`, `mxstep`, ...) are passed to the backward solves too,
 so the gradient is as accurate as the solver is asked to be.
 
-Forward mode and derivatives of order two are not implemented: they raise an error naming
-`odeint`. `full_output=True` is refused when differentiating (its second output is a dict).
+The adjoint pass is written with traced functions and `odeint` itself, so reverse mode can be
+applied again (a second derivative is an adjoint pass of the adjoint pass, as in HIPS/autograd).
+Forward mode is not implemented: it raises an error naming `odeint`. `full_output=True` is
+refused when differentiating (its second output is a dict).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from typing import Any
 import numpy as onp
 import scipy.integrate
 
+from .. import numpy as anp
 from ..containers import pack_output
 from ..core import defjvp, defvjp
 from ..differential_operators import make_vjp
@@ -89,55 +92,47 @@ class _AdjointCache:
 _cache = _AdjointCache()
 
 
-def _refuse_higher_order(*values: Any) -> None:
-    if any(isbox(value) for value in values):
-        raise NotImplementedError(
-            "ad_core: odeint has a reverse-mode rule of order one only; its adjoint pass "
-            "cannot be differentiated again"
-        )
-
-
 def _adjoint(ys, g, func, y0, t, args, kwargs):
-    """The cotangents `(y0_bar, t_bar, args_bar)` for the output cotangent `g`."""
-    ys, g, t = onp.asarray(ys), onp.asarray(g), onp.asarray(t, dtype=float)
-    steps, size = ys.shape
+    """The cotangents `(y0_bar, t_bar, args_bar)` for the output cotangent `g`.
+
+    Written with traced functions, and with `odeint` itself for the backward solves, so that
+    when `g`, `ys` or the arguments are traced (a derivative being differentiated again) the
+    adjoint pass is recorded too, and its own derivative is another adjoint pass."""
+    steps, size = anp.shape(ys)
     flat_args, unflatten = flatten(args)
-    n_args = onp.size(flat_args)
 
     def flat_func(y, time, flat):
         return func(y, time, *unflatten(flat))
 
     def augmented_dynamics(state, time, flat):
-        y, a = state[:size], state[size: 2 * size]
+        y, a = state[:size], state[size : 2 * size]
         with warnings.catch_warnings():
             # An f that ignores t or the parameters gives them zero cotangents: no warning.
             warnings.simplefilter("ignore", UserWarning)
             vjp, dy = make_vjp(flat_func, argnum=(0, 1, 2))(y, time, flat)
             a_dot, t_dot, args_dot = vjp(-a)
-        return onp.concatenate([onp.ravel(getval(dy)), onp.ravel(a_dot), onp.ravel(t_dot),
-                                onp.ravel(args_dot)])
+        return anp.concatenate([anp.ravel(dy), anp.ravel(a_dot), anp.ravel(t_dot), anp.ravel(args_dot)])
 
-    a = g[-1].copy()
+    a = g[-1]
     t0_bar = 0.0
-    args_bar = onp.zeros(n_args)
-    times_bar = onp.zeros(steps)
+    args_bar = onp.zeros(onp.size(getval(flat_args)))
+    times_bar = []  # from the last output time back to the second
     for i in range(steps - 1, 0, -1):
-        times_bar[i] = onp.dot(onp.ravel(func(ys[i], t[i], *args)), g[i])
-        t0_bar -= times_bar[i]
-        state = onp.concatenate([ys[i], a, [t0_bar], args_bar])
-        state = scipy.integrate.odeint(augmented_dynamics, state, onp.array([t[i], t[i - 1]]),
-                                       args=(flat_args,), **kwargs)[1]
-        a = state[size: 2 * size] + g[i - 1]
+        moved = anp.dot(anp.ravel(func(ys[i], t[i], *args)), g[i])
+        times_bar.append(moved)
+        t0_bar = t0_bar - moved
+        state = anp.concatenate([ys[i], a, anp.reshape(t0_bar, (1,)), args_bar])
+        state = odeint(augmented_dynamics, state, anp.stack([t[i], t[i - 1]]), (flat_args,), **kwargs)[1]
+        a = state[size : 2 * size] + g[i - 1]
         t0_bar = state[2 * size]
-        args_bar = state[2 * size + 1:]
-    times_bar[0] = t0_bar
-    return onp.reshape(a, onp.shape(y0)), onp.reshape(times_bar, onp.shape(t)), unflatten(args_bar)
+        args_bar = state[2 * size + 1 :]
+    times = anp.stack([t0_bar, *times_bar[::-1]])
+    return anp.reshape(a, anp.shape(y0)), anp.reshape(times, anp.shape(t)), unflatten(args_bar)
 
 
 def _vjp_odeint(argnum: int):
     def maker(ans, func, y0, t, args=(), **kwargs):
         def vjp(g):
-            _refuse_higher_order(g, ans, y0, t, args)
             parts = _cache.get(ans, g, lambda: _adjoint(ans, g, func, y0, t, args, kwargs))
             return parts[argnum - 1]
 

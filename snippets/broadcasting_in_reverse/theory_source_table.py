@@ -18,7 +18,7 @@ ideas = [
     ("the shape of a cotangent is part of the contract", backward_pass,
      r"if .*contribution.* != parent\.shape"),
     ("contributions along different graph edges add up", backward_pass,
-     r"previous \+ contribution"),
+     r"add_cotangents\(previous, contribution\)"),
     ("$B$ itself, applied to a tangent (forward mode)", broadcast,
      r"x = anp\.repeat\("),
     ("the VJP of `sum` is a broadcast", grad_sum, r"anp\.broadcast_to\("),

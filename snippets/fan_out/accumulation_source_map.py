@@ -12,7 +12,7 @@ print(
             (
                 backward_pass,
                 "contribution, running total → new total",
-                "adds across graph edges: `previous + contribution`",
+                "adds across graph edges: `add_cotangents(previous, contribution)`",
             ),
             (toposort, "output node → order", "makes every total final before it is used"),
             (unbroadcast_f, "input, raw VJP → shape-aware VJP", "captures the input's shape at trace time"),

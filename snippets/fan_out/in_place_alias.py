@@ -73,7 +73,7 @@ print(
         ["backward pass", "gradient of `sum(f(x))`", "agrees with central differences?"],
         [
             [
-                "`backward_pass` (`previous + contribution`)",
+                "`backward_pass` (`add_cotangents(previous, contribution)`)",
                 fmt_array(right),
                 "yes" if np.allclose(right, central, rtol=1e-6) else "no",
             ],

@@ -7,7 +7,7 @@ from bookkit import show_source, source_location
 
 _, first, last = source_location(core.backward_pass)
 lines = inspect.getsource(core.backward_pass).splitlines()
-adding = [first + i for i, text in enumerate(lines) if "previous + contribution" in text]
+adding = [first + i for i, text in enumerate(lines) if "add_cotangents(previous, contribution)" in text]
 assert len(adding) == 1 and first <= adding[0] <= last
 print(show_source(core.backward_pass, hl_lines=adding))
 print()

@@ -416,6 +416,31 @@ def test_grad_of_a_sequence_returns_the_same_kind_of_sequence(container, rng) ->
     np.testing.assert_allclose(d_bias, np.sin(weights).sum(axis=0), rtol=1e-13)
 
 
+@primitive
+def pair_product(pair):
+    """A primitive that takes a whole container and gives it a dense (tuple) cotangent."""
+    return pair[0] * pair[1]
+
+
+defvjp(pair_product, lambda ans, pair: lambda g: (g * pair[1], g * pair[0]))
+
+
+def test_dense_and_sparse_container_cotangents_add_entry_by_entry(rng) -> None:
+    """A traced tuple reaches two calls that each return a dense tuple cotangent, and one read
+    that returns a sparse one: the three must be added entry by entry (Python's tuple + tuple
+    would join them end to end)."""
+    pair = (rng.standard_normal(3), rng.standard_normal(3))
+
+    def loss(pair):
+        return anp.sum(pair_product(pair)) + anp.sum(pair_product(pair) ** 2) + anp.sum(anp.sin(pair[0]))
+
+    gradient = grad(loss)(pair)
+    assert type(gradient) is tuple and [g.shape for g in gradient] == [(3,), (3,)]
+    product = pair[0] * pair[1]
+    np.testing.assert_allclose(gradient[0], pair[1] * (1 + 2 * product) + np.cos(pair[0]), rtol=1e-13)
+    np.testing.assert_allclose(gradient[1], pair[0] * (1 + 2 * product), rtol=1e-13)
+
+
 def test_value_and_grad_of_a_nested_container(rng) -> None:
     params = {"layer": [rng.standard_normal(3), rng.standard_normal(3)], "scale": 1.5}
 

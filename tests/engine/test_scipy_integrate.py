@@ -1,7 +1,7 @@
 """`ad_core.scipy.integrate.odeint`: the value is SciPy's; gradients with respect to `y0`, the
 times `t` and the extra `args` (a tuple, nested containers) against finite differences of
-`scipy.integrate.odeint` and against HIPS/autograd 1.9.1; what raises (forward mode, order two,
-`full_output`).
+`scipy.integrate.odeint` and against HIPS/autograd 1.9.1; Hessians (reverse over reverse); a
+parameter tuple shared by two solves; what raises (forward mode, `full_output`).
 """
 
 from __future__ import annotations
@@ -146,9 +146,45 @@ def test_odeint_forward_mode_raises_naming_odeint() -> None:
         make_jvp(lambda y0: odeint(dynamics(anp), y0, TIMES, (MATRIX, SCALE)))(Y0)(np.ones(2))
 
 
-def test_odeint_second_order_raises_naming_odeint() -> None:
-    with pytest.raises(NotImplementedError, match="odeint has a reverse-mode rule of order one only"):
-        hessian(lambda y0: loss(y0, TIMES, MATRIX, SCALE))(Y0)
+@pytest.mark.parametrize(("argnum", "name"), [(0, "y0"), (3, "scale")])
+def test_odeint_hessian_matches_differences_of_the_gradient_and_autograd(argnum, name) -> None:
+    """Reverse over reverse: the adjoint pass is traced, so its derivative is another adjoint
+    pass. Finite differences of our own gradient are the oracle (each carries the solver's error
+    divided by the step, hence the looser tolerance), and autograd runs the same algorithm."""
+    def loss_of(x, loss=loss):
+        return loss(*ARGUMENTS[:argnum], x, *ARGUMENTS[argnum + 1:])
+
+    ours = hessian(loss_of)(ARGUMENTS[argnum])
+    size = np.size(ARGUMENTS[argnum])
+    assert_same_shape(ours, (size, size), f"Hessian in {name}")
+    gradient = grad(loss_of)
+    by_differences = np.stack([
+        central_differences(lambda x, j=j: gradient(x)[j], [ARGUMENTS[argnum]], 0) for j in range(size)
+    ])
+    np.testing.assert_allclose(ours, by_differences, rtol=1e-5, atol=1e-7)
+    theirs = autograd.hessian(lambda x: loss_of(x, autograd_loss))(ARGUMENTS[argnum])
+    np.testing.assert_allclose(ours, theirs, **AUTOGRAD_TOLERANCE)
+
+
+def test_odeint_args_used_twice_get_both_cotangents() -> None:
+    """Two solves share one traced parameter tuple: its two dense cotangents must be added
+    entry by entry (tuple + tuple would join them end to end, a silently wrong gradient)."""
+    def twice(params, xp, solve):
+        f = dynamics(xp)
+        return (xp.sum(WEIGHTS * solve(f, Y0, TIMES, params, **SOLVER))
+                + xp.sum(WEIGHTS * solve(f, 2.0 * Y0, TIMES, params, **SOLVER)))
+
+    def scipy_solve(f, y0, t, params, **kwargs):
+        return scipy.integrate.odeint(f, y0, t, args=tuple(params), **kwargs)
+
+    ours = grad(lambda params: twice(params, anp, odeint))((MATRIX, SCALE))
+    assert type(ours) is tuple and len(ours) == 2
+    assert_same_shape(ours[1], SCALE.shape, "gradient in scale")
+    theirs = autograd.grad(lambda params: twice(params, agnp, ag_odeint))((MATRIX, SCALE))
+    for mine, reference in zip(ours, theirs, strict=True):
+        np.testing.assert_allclose(mine, reference, **AUTOGRAD_TOLERANCE)
+    expected = central_differences(lambda s: twice((MATRIX, s), np, scipy_solve), [SCALE], 0)
+    np.testing.assert_allclose(ours[1], expected, **FD_TOLERANCE)
 
 
 def test_odeint_full_output_raises_when_differentiated() -> None:

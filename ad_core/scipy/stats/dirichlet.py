@@ -10,6 +10,10 @@ $$\log p(x) = \log\Gamma\Big(\sum_i \alpha_i\Big) - \sum_i \log\Gamma(\alpha_i)
 differentiable in `x` (the unconstrained derivative $(\alpha_i - 1)/x_i$, as in HIPS/autograd)
 and in `alpha`. SciPy checks the input first (on the simplex, positive where $\alpha_i < 1$, ...)
 and raises its `ValueError` for an invalid one.
+
+`rvs(alpha, size=1, random_state=None)` draws samples with SciPy. A sample has no derivative
+with respect to `alpha` here (no reparameterisation): differentiating through it raises an
+error naming `rvs`, rather than treating the draw as a constant.
 """
 
 from __future__ import annotations
@@ -19,10 +23,12 @@ from typing import Any
 import scipy.stats
 
 from ... import numpy as anp
-from ...tracer import getval
+from ...tracer import getval, primitive
 from .. import special
 
-__all__ = ["logpdf", "pdf"]
+__all__ = ["logpdf", "pdf", "rvs"]
+
+rvs = primitive(scipy.stats.dirichlet.rvs)
 
 
 def logpdf(x: Any, alpha: Any) -> Any:
