@@ -110,6 +110,11 @@ def _check_scalar_output(value: Any, operator: str) -> None:
             f"ad_core.{operator}: the function returned a complex scalar; grad needs a real "
             "output (use holomorphic_grad for holomorphic functions)"
         )
+    if np.result_type(getval(value)).kind == "b":
+        raise TypeError(
+            f"ad_core.{operator}: the function returned a boolean ({getval(value)!r}); a "
+            "comparison or a test such as allclose has no derivative, so return a float instead"
+        )
 
 
 def grad(fun: Callable, argnum: int | tuple[int, ...] = 0) -> Callable:
@@ -121,10 +126,16 @@ def grad(fun: Callable, argnum: int | tuple[int, ...] = 0) -> Callable:
     return _nary(_grad, fun, argnum, "grad")
 
 
+def _output_seed(ans: Any) -> Any:
+    """The cotangent $1$ of a scalar output. An integer output carries no derivative, so it
+    cannot depend on the input (the trace has warned) and any seed gives the zero gradient."""
+    return vspace(ans).ones() if np.result_type(getval(ans)).kind in "fc" else 1.0
+
+
 def _grad(fun: Callable, x: Any) -> Any:
     vjp, ans = _make_vjp(fun, x)
     _check_scalar_output(ans, "grad")
-    return vjp(vspace(ans).ones())
+    return vjp(_output_seed(ans))
 
 
 def value_and_grad(fun: Callable, argnum: int | tuple[int, ...] = 0) -> Callable:
@@ -136,7 +147,7 @@ def value_and_grad(fun: Callable, argnum: int | tuple[int, ...] = 0) -> Callable
 def _value_and_grad(fun: Callable, x: Any) -> tuple[Any, Any]:
     vjp, ans = _make_vjp(fun, x)
     _check_scalar_output(ans, "value_and_grad")
-    return ans, vjp(vspace(ans).ones())
+    return ans, vjp(_output_seed(ans))
 
 
 def elementwise_grad(fun: Callable, argnum: int | tuple[int, ...] = 0) -> Callable:

@@ -6,8 +6,9 @@ Sizes and iteration counts are small so the file runs in a few seconds; the resu
 gradients, trained parameters) must agree to 1e-10. Changes from the originals: scipy is not
 used (`scipy.optimize.minimize` becomes a few plain gradient steps, `autograd.scipy.special.logsumexp`
 a max-shifted NumPy one), MNIST and text files become small seeded random data, and plotting is
-left out. `examples/fixed_points.py` (needs `autograd.misc.fixed_points`), `rkhs.py` (Python 2
-only) and the scipy-based examples are not ported.
+left out. `examples/fixed_points.py` (needs `autograd.misc.fixed_points`) and `rkhs.py` (Python 2
+only) are not ported; the examples built on `autograd.scipy` are in
+`test_autograd_examples_scipy.py`.
 """
 
 from __future__ import annotations

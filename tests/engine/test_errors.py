@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import ad_core.numpy as anp
-from ad_core import elementwise_grad, grad, jacobian, make_jvp
+from ad_core import elementwise_grad, grad, jacobian, make_jvp, value_and_grad
 from ad_core.extend import defvjp, primitive
 
 
@@ -138,6 +138,23 @@ def test_output_independent_of_input_warns_and_returns_zeros_of_the_input_shape(
         gradient = grad(lambda v: anp.sum(np.ones(4)))(x)
     assert np.shape(gradient) == x.shape
     np.testing.assert_array_equal(gradient, np.zeros_like(x))
+
+
+@pytest.mark.parametrize("operator", [grad, value_and_grad], ids=["grad", "value_and_grad"])
+def test_an_integer_constant_output_warns_and_has_a_zero_gradient(operator) -> None:
+    x = np.ones(3)
+    with pytest.warns(UserWarning, match="(?i)depend"):
+        result = operator(lambda v: 1)(x)
+    gradient = result[1] if operator is value_and_grad else result
+    assert np.shape(gradient) == x.shape
+    np.testing.assert_array_equal(gradient, np.zeros_like(x))
+
+
+def test_a_boolean_output_is_refused_by_name() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the output does not depend on x either
+        with pytest.raises(TypeError, match="returned a boolean"):
+            grad(lambda x: anp.allclose(x, x * 3.0 / 3.0))(np.array([1.0, 2.0]))
 
 
 def test_rule_returning_the_wrong_shape_is_caught_and_named() -> None:
