@@ -67,6 +67,15 @@ assert max(layer.values()) < len(names)
 assert layer["ad_core.tracer"] < layer["ad_core.core"] < layer["ad_core.differential_operators"]
 
 
+# The SciPy layer is a library for autograd users on top of the engine; the book does not read
+# it. It is summed up in one sentence below instead of filling the picture.
+scipy_layer = [name for name in names if name.split(".")[:2] == ["ad_core", "scipy"]]
+engine = [name for name in names if name not in scipy_layer]
+assert not any(dep in scipy_layer for name in engine for dep in imports[name]), (
+    "no engine module may import ad_core.scipy: ad_core must work without SciPy"
+)
+
+
 def reachable(start: str) -> set[str]:
     seen, stack = set(), [start]
     while stack:
@@ -85,9 +94,9 @@ drawn = {
         for dep in imports[name]
         if not any(dep in reachable(other) for other in imports[name] if other != dep)
     }
-    for name in names
+    for name in engine
 }
-assert all(reachable(name) == {d for e in drawn[name] for d in reachable(e) | {e}} for name in names), (
+assert all(reachable(name) == {d for e in drawn[name] for d in reachable(e) | {e}} for name in engine), (
     "the reduction must keep every dependency implied"
 )
 
@@ -98,18 +107,18 @@ def short(name: str) -> str:
 
 print("```mermaid")
 print("flowchart BT")
-for level in sorted(set(layer.values())):
-    members = [name for name in names if layer[name] == level]
+for level in sorted({layer[name] for name in engine}):
+    members = [name for name in engine if layer[name] == level]
     print(f'    subgraph L{level}["layer {level}"]')
     for name in members:
         print(f'        {short(name).replace(".", "_")}["{short(name)}"]')
     print("    end")
-for name in names:
+for name in engine:
     for dep in sorted(drawn[name]):
         print(f"    {short(name).replace('.', '_')} --> {short(dep).replace('.', '_')}")
 print("```")
 print()
-edges = sum(len(deps) for deps in imports.values())
+edges = sum(len(imports[name]) for name in engine)
 print(
     f"The diagram draws {sum(len(d) for d in drawn.values())} of the {edges} import edges: an "
     "arrow is left out when a longer chain of arrows already implies it. The table lists them "
@@ -125,7 +134,16 @@ print(
                 f"`{short(name)}`",
                 ", ".join(f"`{short(dep)}`" for dep in sorted(imports[name])) or "—",
             ]
-            for name in sorted(names, key=lambda n: (layer[n], n))
+            for name in sorted(engine, key=lambda n: (layer[n], n))
         ],
     )
+)
+below_scipy = sorted({dep for name in scipy_layer for dep in imports[name]} - set(scipy_layer))
+print()
+print(
+    f"Left out of both: `ad_core.scipy`, {len(scipy_layer)} modules in layers "
+    f"{min(layer[n] for n in scipy_layer)} to {max(layer[n] for n in scipy_layer)}, SciPy's "
+    f"functions for HIPS/autograd users. They import "
+    + ", ".join(f"`{short(dep)}`" for dep in below_scipy)
+    + " and each other; no engine module imports them, so `ad_core` runs without SciPy."
 )
