@@ -3,7 +3,8 @@
 The issue asks ad_core for these layers: boxes that wrap values, a node per primitive call that
 holds its parents and one VJP closure per traced parent (built by a curried rule,
 `maker(ans, *args) -> (g -> contribution)`), an iterative toposort, and a backward pass that adds
-fan-out contributions. This file has exactly that and nothing else:
+fan-out contributions. This file has exactly that (the toposort is ad_core's own, which asks
+nothing of a node but its `parents`) and nothing else:
 
 - one trace level (no grad of grad), no recorder hooks, no shape check on contributions;
 - no dtype or argument checks, no containers (each parameter is its own root), no fallbacks;
@@ -23,6 +24,8 @@ from typing import Any
 
 import numpy as np
 from mlp_model import make_loss
+
+from ad_core.tracer import toposort
 
 
 class Node:
@@ -113,29 +116,6 @@ def primitive(raw: Callable, *makers: Callable) -> Callable:
         return Box(ans, Node(tuple(parents), vjps))
 
     return wrapped
-
-
-def toposort(end: Node) -> list[Node]:
-    """Children before parents, each node after all of its children (iterative)."""
-    child_counts: dict[Node, int] = {}
-    stack = [end]
-    while stack:
-        node = stack.pop()
-        if node in child_counts:
-            child_counts[node] += 1
-        else:
-            child_counts[node] = 1
-            stack.extend(node.parents)
-    order, ready = [], [end]
-    while ready:
-        node = ready.pop()
-        order.append(node)
-        for parent in node.parents:
-            if child_counts[parent] == 1:
-                ready.append(parent)
-            else:
-                child_counts[parent] -= 1
-    return order
 
 
 def backward_pass(g: Any, end: Node) -> dict[Node, Any]:
