@@ -6,7 +6,6 @@ one of them (`argnum`), by tracing a one-argument function with `make_vjp` or `m
 
 from __future__ import annotations
 
-import functools
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -87,11 +86,20 @@ def _nary(build: Callable, fun: Callable, argnum: int | tuple[int, ...], name: s
     """Turn `build(unary_fun, x)`, an operator on one-argument functions, into a function of
     `fun`'s own arguments that differentiates with respect to `args[argnum]`."""
 
-    @functools.wraps(fun)
     def differentiated(*args, **kwargs):
         unary_fun, x = _unary(lambda *a: fun(*a, **kwargs), args, argnum, name)
         return build(unary_fun, x)
 
+    # Named for what it computes, as HIPS/autograd names it (`grad_of_loss_wrt_argnum_0`); the
+    # signature is `fun`'s, which `inspect.signature` finds through `__wrapped__`.
+    fun_name = getattr(fun, "__name__", type(fun).__name__)
+    differentiated.__name__ = differentiated.__qualname__ = f"{name}_of_{fun_name}_wrt_argnum_{argnum}"
+    differentiated.__doc__ = (
+        f"{name} of function {fun_name} with respect to argument number {argnum}. Takes the same "
+        f"arguments as {fun_name} but returns the {name} instead."
+    )
+    differentiated.__module__ = getattr(fun, "__module__", None)
+    differentiated.__wrapped__ = fun
     return differentiated
 
 

@@ -628,3 +628,18 @@ def test_grad_accepts_an_output_with_one_entry_and_a_list_argnum(rng) -> None:
     assert type(gradients) is tuple and len(gradients) == 2
     np.testing.assert_allclose(gradients[0], 4 * x**2, rtol=1e-14)
     np.testing.assert_allclose(gradients[1], 4 * x**2, rtol=1e-14)
+
+
+def test_a_differentiated_function_is_named_for_what_it_computes() -> None:
+    import inspect
+
+    def loss(weights, inputs):
+        """The loss."""
+        return anp.sum(weights * inputs)
+
+    for operator in (grad, value_and_grad, jacobian, make_vjp, make_jvp, elementwise_grad):
+        differentiated = operator(loss, 1)
+        name = operator.__name__
+        assert differentiated.__name__ == f"{name}_of_loss_wrt_argnum_1"  # as in HIPS/autograd
+        assert differentiated.__doc__.startswith(f"{name} of function loss with respect to argument number 1")
+        assert list(inspect.signature(differentiated).parameters) == ["weights", "inputs"]
