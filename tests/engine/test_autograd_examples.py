@@ -16,71 +16,10 @@ from __future__ import annotations
 import contextlib
 import io
 import itertools
-from types import SimpleNamespace
-from typing import Any
 
-import autograd
-import autograd.extend
-import autograd.misc.optimizers
-import autograd.numpy
-import autograd.numpy.random
-import autograd.test_util
-import autograd.tracer
 import numpy as np
 
-import ad_core
-import ad_core.extend
-import ad_core.misc.optimizers
-import ad_core.numpy
-import ad_core.numpy.random
-import ad_core.test_util
-import ad_core.tracer
-
-
-def library(
-    engine, numpy_module, random_module, extend, optimizers, misc, test_util, tracer
-) -> SimpleNamespace:
-    return SimpleNamespace(
-        np=numpy_module,
-        npr=random_module,
-        grad=engine.grad,
-        value_and_grad=engine.value_and_grad,
-        elementwise_grad=engine.elementwise_grad,
-        primitive=extend.primitive,
-        defvjp=extend.defvjp,
-        check_grads=test_util.check_grads,
-        flatten=misc.flatten,
-        adam=optimizers.adam,
-        trace=tracer.trace,
-        Node=tracer.Node,
-    )
-
-
-AUTOGRAD = library(
-    autograd, autograd.numpy, autograd.numpy.random, autograd.extend, autograd.misc.optimizers,
-    autograd.misc, autograd.test_util, autograd.tracer,
-)
-AD_CORE = library(
-    ad_core, ad_core.numpy, ad_core.numpy.random, ad_core.extend, ad_core.misc.optimizers,
-    ad_core.misc, ad_core.test_util, ad_core.tracer,
-)
-TOLERANCE = {"rtol": 1e-10, "atol": 1e-10}
-
-
-def assert_trees_close(actual: Any, expected: Any, path: str = "") -> None:
-    """Same containers and leaf shapes (checked first), then values to 1e-10."""
-    assert type(actual) is type(expected), path
-    if isinstance(expected, dict):
-        assert sorted(actual) == sorted(expected), path
-        for key in expected:
-            assert_trees_close(actual[key], expected[key], f"{path}[{key!r}]")
-    elif isinstance(expected, list | tuple):
-        assert len(actual) == len(expected), path
-        for index, (a, e) in enumerate(zip(actual, expected, strict=True)):
-            assert_trees_close(a, e, f"{path}[{index}]")
-    else:
-        assert np.shape(actual) == np.shape(expected), path
-        np.testing.assert_allclose(actual, expected, err_msg=path, **TOLERANCE)
+from ._engines import AD_CORE, AUTOGRAD, assert_trees_close
 
 
 def run_both(example, *args) -> None:

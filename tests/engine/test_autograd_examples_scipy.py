@@ -22,20 +22,7 @@ from __future__ import annotations
 import functools
 import itertools
 from types import SimpleNamespace
-from typing import Any
 
-import autograd
-import autograd.builtins
-import autograd.misc
-import autograd.misc.optimizers
-import autograd.numpy
-import autograd.numpy.random
-import autograd.scipy.integrate
-import autograd.scipy.signal
-import autograd.scipy.special
-import autograd.scipy.stats.multivariate_normal
-import autograd.scipy.stats.norm
-import autograd.scipy.stats.t
 import numpy as np
 import pytest
 import scipy.integrate
@@ -43,76 +30,8 @@ import scipy.optimize
 import scipy.signal
 import scipy.special
 import scipy.stats
-from autograd.misc.flatten import flatten_func as autograd_flatten_func
 
-import ad_core
-import ad_core.builtins
-import ad_core.misc
-import ad_core.misc.optimizers
-import ad_core.numpy
-import ad_core.numpy.random
-import ad_core.scipy.integrate
-import ad_core.scipy.signal
-import ad_core.scipy.special
-import ad_core.scipy.stats.multivariate_normal
-import ad_core.scipy.stats.norm
-import ad_core.scipy.stats.t
-from ad_core.misc.flatten import flatten_func as ad_core_flatten_func
-
-
-def library(engine, numpy_module, random_module, misc, flatten_func, optimizers, builtins, special,
-            mvn, norm, t, integrate, signal) -> SimpleNamespace:
-    return SimpleNamespace(
-        np=numpy_module,
-        npr=random_module,
-        grad=engine.grad,
-        value_and_grad=engine.value_and_grad,
-        hessian_vector_product=engine.hessian_vector_product,
-        flatten=misc.flatten,
-        flatten_func=flatten_func,
-        adam=optimizers.adam,
-        sgd=optimizers.sgd,
-        tuple=builtins.tuple,
-        logsumexp=special.logsumexp,
-        gammaln=special.gammaln,
-        expit=special.expit,
-        mvn=mvn,
-        norm=norm,
-        t=t,
-        odeint=integrate.odeint,
-        convolve=signal.convolve,
-    )
-
-
-AUTOGRAD = library(
-    autograd, autograd.numpy, autograd.numpy.random, autograd.misc, autograd_flatten_func,
-    autograd.misc.optimizers, autograd.builtins, autograd.scipy.special,
-    autograd.scipy.stats.multivariate_normal, autograd.scipy.stats.norm, autograd.scipy.stats.t,
-    autograd.scipy.integrate, autograd.scipy.signal,
-)
-AD_CORE = library(
-    ad_core, ad_core.numpy, ad_core.numpy.random, ad_core.misc, ad_core_flatten_func,
-    ad_core.misc.optimizers, ad_core.builtins, ad_core.scipy.special,
-    ad_core.scipy.stats.multivariate_normal, ad_core.scipy.stats.norm, ad_core.scipy.stats.t,
-    ad_core.scipy.integrate, ad_core.scipy.signal,
-)
-TOLERANCE = {"rtol": 1e-10, "atol": 1e-10}
-
-
-def assert_trees_close(actual: Any, expected: Any, path: str = "", **tolerance: float) -> None:
-    """Same containers and leaf shapes (checked first), then values to 1e-10 unless told."""
-    assert type(actual) is type(expected), path
-    if isinstance(expected, dict):
-        assert sorted(actual) == sorted(expected), path
-        for key in expected:
-            assert_trees_close(actual[key], expected[key], f"{path}[{key!r}]", **tolerance)
-    elif isinstance(expected, list | tuple):
-        assert len(actual) == len(expected), path
-        for index, (a, e) in enumerate(zip(actual, expected, strict=True)):
-            assert_trees_close(a, e, f"{path}[{index}]", **tolerance)
-    else:
-        assert np.shape(actual) == np.shape(expected), path
-        np.testing.assert_allclose(actual, expected, err_msg=path, **(tolerance or TOLERANCE))
+from ._engines import AD_CORE, AUTOGRAD, assert_trees_close
 
 
 def run_both(example, **tolerance: float) -> SimpleNamespace:
