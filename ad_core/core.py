@@ -159,12 +159,14 @@ def backward_pass(g: Any, end_node: VJPNode) -> Any:
             g = g.materialize()
         if recorder is not None:
             recorder.on_visit(node, g)
-        for parent, argnum, vjp in zip(node.parents, node.parent_argnums, node.vjps, strict=True):
+        edges = zip(node.parents, node.parent_argnums, node.vjps, strict=True)
+        for parent, argnum, vjp in edges:
             contribution = vjp(g)
             if getattr(contribution, "shape", ()) != parent.shape:
                 raise _shape_error(node, argnum, contribution, parent)
             previous = outgrads.get(parent)
-            total = contribution if previous is None else add_cotangents(previous, contribution)
+            total = (contribution if previous is None
+                     else add_cotangents(previous, contribution))
             outgrads[parent] = total
             if recorder is not None:
                 recorder.on_vjp(node, argnum, g, contribution)
