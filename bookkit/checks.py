@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from . import _stats
+from .claims import Rendered
 from .formatting import fmt_shape
 
 DEFAULT_DERIVATION_SEED = 20261129
@@ -113,8 +114,8 @@ class Derivation:
         _stats.count("derivation_lines", passed)
         return passed
 
-    def render(self, trials: int = 3, rtol: float = 1e-10, atol: float | None = None) -> str:
+    def render(self, trials: int = 3, rtol: float = 1e-10, atol: float | None = None) -> Rendered:
         """Check the derivation, then return it as display math (`$$\\begin{aligned}...$$`)."""
         self.check(trials=trials, rtol=rtol, atol=atol)
         body = " \\\\\n".join(latex for latex, _ in self.lines)
-        return "$$\n\\begin{aligned}\n" + body + "\n\\end{aligned}\n$$\n"
+        return Rendered("$$\n\\begin{aligned}\n" + body + "\n\\end{aligned}\n$$\n")

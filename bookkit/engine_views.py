@@ -11,7 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from .formatting import fmt_array_inline, fmt_shape, md_table
+from . import claims
+from .claims import Rendered, UncheckedClaim, checked
+from .formatting import _fmt_array_inline as fmt_array_inline
+from .formatting import _fmt_shape as fmt_shape
+from .formatting import _render_table
 
 _EVENT_FIELDS = ("step", "kind", "node", "primitive", "argnum", "value", "shape", "ndim")
 
@@ -51,7 +55,8 @@ def mermaid_graph(
         for parent, argnum in zip(node.parents, node.parent_argnums, strict=True):
             lines.append(f'    n{parent} -->|"arg {argnum}"| n{node.id}')
     lines.append("```")
-    return "\n".join(lines) + "\n"
+    # Drawn from the recorded graph: ids, primitives and shapes are what the trace holds.
+    return Rendered("\n".join(lines) + "\n")
 
 
 Column = str | tuple[str, Callable[[Any], Any]]
@@ -80,17 +85,32 @@ def _cell(name: str, value: Any, precision: int) -> Any:
     return f"`{value}`"
 
 
+# Columns that name or order events rather than state a value the engine computed.
+_IDENTITY_COLUMNS = frozenset({"step", "kind", "node", "primitive", "argnum", "stage"})
+
+
 def events_table(
     events: Sequence[Any],
     columns: Sequence[Column],
     precision: int = 4,
-) -> str:
-    """A Markdown table with one row per `ad_core.inspect.Event`.
+    checks: Mapping[str, Callable[[Any], Any]] | None = None,
+    tolerance: Mapping[str, float] | None = None,
+) -> Rendered:
+    """A Markdown table with one row per `ad_core.inspect.Event`, each value checked.
 
     A column is the name of an event field (`step`, `kind`, `node`, `primitive`, `argnum`,
     `value`, `shape`, `ndim`) or of a `detail` entry (`stage`, `cotangent`, `before`, ...),
     or a `(header, function_of_event)` pair for anything else. Arrays are shown on one line.
+
+    `checks` maps a column's header to a function of the event that computes, independently of
+    the engine, what the cell must hold (for instance the cotangent from a closed form); the
+    table is only returned if every such cell equals its check (`tolerance[header]` as a
+    relative and absolute tolerance, exact by default). A column that shows a number, an array
+    or a shape must have a check (`step`, `node`, `argnum`, `kind`, `primitive` and `stage`
+    name events and need none); otherwise `UncheckedClaim` is raised.
     """
+    checks = dict(checks or {})
+    tolerance = dict(tolerance or {})
     headers: list[str] = []
     getters: list[tuple[str, Callable[[Any], Any]]] = []
     for column in columns:
@@ -101,5 +121,39 @@ def events_table(
         else:
             headers.append(column)
             getters.append((column, lambda event, name=column: _event_value(event, name)))
-    rows = [[_cell(name, getter(event), precision) for name, getter in getters] for event in events]
-    return md_table(headers, rows)
+    unknown = set(checks) - set(headers)
+    if unknown:
+        raise KeyError(f"events_table: checks for columns that are not shown: {sorted(unknown)}")
+    rows = []
+    for number, event in enumerate(events):
+        row = []
+        for header, getter in getters:
+            value = getter(event)
+            if header in checks:
+                expected = checks[header](event)
+                if value is None or expected is None:
+                    if (value is None) != (expected is None):
+                        raise AssertionError(
+                            f"events_table column {header!r}, row {number}: {value!r} against {expected!r}"
+                        )
+                else:
+                    rel = tolerance.get(header, 0.0)
+                    checked(value, against=expected, rtol=rel, atol=rel)
+            elif claims.ENFORCED and header not in _IDENTITY_COLUMNS and _states_a_value(value):
+                raise UncheckedClaim(
+                    f"events_table column {header!r} shows {value!r} without a check: pass "
+                    f"checks={{{header!r}: lambda event: <independent computation>}}"
+                )
+            row.append(_cell(header, value, precision))
+        rows.append(row)
+    return _render_table(headers, rows, None, precision)
+
+
+def _states_a_value(value: Any) -> bool:
+    if value is None or isinstance(value, str):
+        return False
+    if isinstance(value, tuple | list):
+        return any(_states_a_value(item) for item in value) or (
+            bool(value) and all(isinstance(item, int | np.integer) for item in value)
+        )
+    return isinstance(value, bool | int | float | complex | np.ndarray | np.generic)

@@ -6,6 +6,8 @@ import io
 import re
 from typing import Any
 
+from .claims import Rendered
+
 # A fixed salt makes the ids matplotlib writes into the SVG (clip paths, glyphs) repeatable.
 _SVG_SALT = "autodiff-from-the-inside"
 
@@ -32,4 +34,4 @@ def svg_figure(fig: Any, alt: str | None = None, close: bool = True) -> str:
     if alt:
         safe = alt.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
         svg = svg.replace("<svg ", f'<svg role="img" aria-label="{safe}" ', 1)
-    return f'<figure class="bk-figure" markdown="0">\n{svg}\n</figure>\n'
+    return Rendered(f'<figure class="bk-figure" markdown="0">\n{svg}\n</figure>\n')

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from bookkit import _stats
+from bookkit.claims import guard_printed
 
 log = logging.getLogger("mkdocs.hooks.bookkit")
 
@@ -246,6 +247,24 @@ def _wrap_formatter(original: Callable[..., str]) -> Callable[..., str]:
     return formatter
 
 
+def _guard_markdown_exec_print() -> None:
+    """Printed means asserted: every `print` of an executed block goes through
+    `bookkit.claims.guard_printed`, so a number printed without a check raises inside the
+    block, which fails the strict build like any other failing snippet."""
+    from markdown_exec._internal.formatters import python as exec_python
+
+    original = exec_python._buffer_print
+    if getattr(original, "_bookkit_guarded", False):
+        return
+
+    def guarded(buffer: Any, *texts: Any, **options: Any) -> None:
+        guard_printed(*texts)
+        original(buffer, *texts, **options)
+
+    guarded._bookkit_guarded = True  # type: ignore[attr-defined]
+    exec_python._buffer_print = guarded
+
+
 # --- Naming the page and snippet in markdown-exec's warnings -----------------------------------
 
 
@@ -315,6 +334,7 @@ def on_config(config: Any) -> Any:
     if not wrapped and not any(getattr(f.get("format"), "_bookkit_wrapped", False) for f in fences):
         log.warning("bookkit: markdown-exec's python fence not found; nothing will be counted")
     _install_log_filter()
+    _guard_markdown_exec_print()
     return config
 
 
@@ -376,6 +396,7 @@ def build_stamp_html() -> str:
     """The stamp for the home page: versions and what this build executed."""
     derivation_checks = _stats.checks_passed.get("derivation_lines", 0)
     shape_checks = _stats.checks_passed.get("assert_shape_then_close", 0)
+    printed_checks = _stats.checks_passed.get("printed_values_checked", 0)
     items = [
         f"<code>ad_core</code> {_version('ad-core', 'ad_core')}",
         f"NumPy {_version('numpy', 'numpy')}",
@@ -388,6 +409,8 @@ def build_stamp_html() -> str:
         f"{derivation_checks} comparisons of a derivation line with the line before it "
         f"(each derivation on several random inputs), and {shape_checks} other "
         f"<code>assert_shape_then_close</code> checks in <code>bookkit</code>",
+        f"{printed_checks} printed values (table cells, numbers in sentences) each compared "
+        f"with an independent computation before it was shown",
     ]
     body = "".join(f"<li>{item}</li>" for item in items)
     return f'<div class="bk-build-stamp"><ul>{body}</ul></div>'

@@ -17,7 +17,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .formatting import md_table
+from .claims import Rendered
+from .formatting import _render_table
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ENGINE_PACKAGE = "ad_core"
@@ -109,7 +110,7 @@ def show_source(obj: Any, hl_lines: Iterable[int] = ()) -> str:
             raise ValueError(f"lines {outside} are outside {path} lines {first}{_EN_DASH}{last}")
         options += ' hl_lines="' + " ".join(str(line - first + 1) for line in highlighted) + '"'
     caption = f"`{path}` · `{_symbol_name(obj)}` · lines {first}{_EN_DASH}{last}"
-    return f"{caption}\n\n```python {options}\n{code}\n```\n"
+    return Rendered(f"{caption}\n\n```python {options}\n{code}\n```\n")
 
 
 
@@ -161,7 +162,7 @@ def rules_listing(registrations: Iterable[RuleRegistration]) -> str:
         for rule in registrations
         for offset, text in enumerate(rule.lines)
     ]
-    return "\n".join(["```python", *numbered, "```"])
+    return Rendered("\n".join(["```python", *numbered, "```"]))
 
 
 # --- The engine's call index ----------------------------------------------------------------
@@ -423,4 +424,5 @@ def source_map(rows: Iterable[tuple[Any, str, str]]) -> str:
             ]
         )
     headers = ["file", "symbol", "lines", "called by", "calls", "input → output", "role"]
-    return md_table(headers, table_rows)
+    # Read off the engine's files, like a listing: the line numbers are where the code is.
+    return _render_table(headers, table_rows, None, 4)

@@ -33,7 +33,11 @@ def _relative(path: Path) -> str:
 
 
 def _run(path: Path, hash_seed: int) -> subprocess.CompletedProcess:
-    return run_python([_relative(path)], {"PYTHONHASHSEED": str(hash_seed)}, SNIPPET_TIMEOUT_SECONDS)
+    return run_python(
+        ["-m", "bookkit.run_snippet", _relative(path)],
+        {"PYTHONHASHSEED": str(hash_seed)},
+        SNIPPET_TIMEOUT_SECONDS,
+    )
 
 
 @pytest.fixture(scope="session")
