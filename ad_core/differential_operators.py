@@ -380,14 +380,25 @@ def multigrad_dict(fun: Callable) -> Callable:
 
 
 def checkpoint(fun: Callable) -> Callable:
-    """`fun` as one primitive whose VJP runs `fun` again: the backward pass recomputes the
-    intermediate values of `fun` instead of keeping them from the forward pass, trading time for
-    memory. Reverse mode only."""
+    """`fun` as one primitive that keeps only its inputs and output on the tape; its VJP runs
+    `fun` again, traced, during the backward pass (rematerialisation). The forward pass runs `fun`
+    once, untraced, so none of its intermediate values outlive the call; the backward pass runs it
+    a second time and differentiates that run. Memory kept between the passes drops from every
+    intermediate of `fun` to its arguments, for one extra forward evaluation of `fun`. Reverse
+    mode only.
+
+    HIPS/autograd 1.9.1's `checkpoint` differs: its VJP maker calls `make_vjp` when the rule is
+    made, in the forward pass, so `fun` runs twice there and its traced intermediates stay alive
+    until the backward pass."""
     from .core import defvjp_argnum
     from .tracer import primitive
 
     def recompute_vjp(argnum, ans, args, kwargs):
-        return make_vjp(lambda *a: fun(*a, **kwargs), argnum)(*args)[0]
+        def vjp_by_recomputing(g):
+            # Traced again only now: the forward pass kept nothing of fun's inside.
+            return make_vjp(lambda *a: fun(*a, **kwargs), argnum)(*args)[0](g)
+
+        return vjp_by_recomputing
 
     wrapped = primitive(fun)
     defvjp_argnum(wrapped, recompute_vjp)

@@ -149,11 +149,15 @@ def test_checkpoint_gives_the_same_gradient_by_recomputing(rng) -> None:
     calls = []
 
     def block(x):
-        calls.append(1)
+        calls.append(phase)
         return anp.tanh(anp.sin(x) * 2.0)
 
     checkpointed = ad_core.checkpoint(block)
-    gradient = ad_core.grad(lambda x: anp.sum(checkpointed(x) ** 2))(x)
+    phase = "forward"
+    vjp, _ = ad_core.make_vjp(lambda x: anp.sum(checkpointed(x) ** 2))(x)
+    phase = "backward"
+    gradient = vjp(1.0)
+    assert calls == ["forward", "backward"], "once forward (untraced), once in the backward pass"
     theirs = autograd.grad(
         lambda x: agnp.sum(autograd.checkpoint(lambda x: agnp.tanh(agnp.sin(x) * 2.0))(x) ** 2)
     )(x)
@@ -162,7 +166,36 @@ def test_checkpoint_gives_the_same_gradient_by_recomputing(rng) -> None:
     np.testing.assert_allclose(
         gradient, numerical_grad(lambda x: np.sum(np.tanh(np.sin(x) * 2.0) ** 2), [x], 0), rtol=1e-7
     )
-    assert len(calls) == 2, "once forward, once more inside the backward pass"
+
+
+def test_checkpoint_keeps_no_intermediate_of_the_block_between_the_passes(rng) -> None:
+    """Between the forward and the backward pass a checkpointed block holds only its input and
+    output; without checkpointing the tape keeps every intermediate (here 8 arrays of 8 MB)."""
+    import gc
+    import tracemalloc
+
+    x = rng.standard_normal(1_000_000)
+
+    def block(x):
+        for _ in range(8):
+            x = anp.tanh(x) * 1.5
+        return x
+
+    def kept_bytes(fun):
+        gc.collect()
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        vjp, _ = ad_core.make_vjp(lambda x: anp.sum(fun(x)))(x)
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0] - before
+        tracemalloc.stop()
+        return kept, vjp
+
+    plain, plain_vjp = kept_bytes(block)
+    checkpointed, checkpointed_vjp = kept_bytes(ad_core.checkpoint(block))
+    assert plain > 8 * x.nbytes, plain
+    assert checkpointed < 2 * x.nbytes, checkpointed
+    np.testing.assert_allclose(checkpointed_vjp(1.0), plain_vjp(1.0), rtol=1e-14)
 
 
 def test_tensor_jacobian_product_contracts_the_leading_output_axes(rng) -> None:
@@ -173,3 +206,21 @@ def test_tensor_jacobian_product_contracts_the_leading_output_axes(rng) -> None:
     theirs = autograd.tensor_jacobian_product(lambda a: agnp.tanh(a) * agnp.arange(3.0))(x, vector)
     assert ours.shape == (3, 5, 4, 3)
     np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+
+
+def test_autograd_checkpoint_runs_the_block_twice_in_the_forward_pass(rng) -> None:
+    """The difference `ad_core.checkpoint`'s docstring states: HIPS/autograd 1.9.1 builds the
+    block's VJP (tracing the block again) when the node is made, before any backward pass."""
+    calls = []
+
+    def block(x):
+        calls.append(phase)
+        return agnp.tanh(agnp.sin(x) * 2.0)
+
+    from autograd.core import make_vjp as autograd_make_vjp
+
+    phase = "forward"
+    vjp, _ = autograd_make_vjp(lambda x: agnp.sum(autograd.checkpoint(block)(x) ** 2), rng.standard_normal(3))
+    phase = "backward"
+    vjp(1.0)
+    assert calls == ["forward", "forward"]
