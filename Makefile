@@ -8,7 +8,7 @@ ASSETS := $(VENDOR)/.installed
 # mkdocs-material prints a multi-line banner about MkDocs 2 on every build; it is not ours.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve test build bench lint clean
+.PHONY: serve test build bench lint clean browser
 
 $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,7 +35,23 @@ serve: $(INSTALLED) $(ASSETS)
 build: $(INSTALLED) $(ASSETS)
 	$(BIN)/mkdocs build --strict
 
-test: $(INSTALLED) $(ASSETS)
+# The browser test drives Debian's Chromium. Install it where this user can (root with apt, as
+# on CI), otherwise stop with the command to run.
+CHROMIUM := /usr/bin/chromium
+browser:
+	@if [ ! -x $(CHROMIUM) ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "Installing Chromium for the browser test (apt-get install chromium)"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else \
+	    echo "The browser test needs Chromium at $(CHROMIUM). Install it, then run make test again:"; \
+	    echo "    sudo apt-get install chromium"; \
+	    exit 1; \
+	  fi; \
+	fi
+
+test: $(INSTALLED) $(ASSETS) browser
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 
