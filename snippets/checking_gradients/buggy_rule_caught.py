@@ -1,12 +1,12 @@
 """A bug that hides on a trivial input: test rules on shapes where it would show."""
 
+import math
+
 import numpy as np
 
 import ad_core.numpy as anp
 from ad_core.extend import defvjp, primitive
 from ad_core.test_util import GradientCheckError, check_grads
-import math
-
 from bookkit import checked, given, md_table
 
 

@@ -4,7 +4,6 @@ import numpy as np
 
 from bookkit import Derivation, checked, given, text
 
-
 SMALLEST_STEP = 0.1
 
 

@@ -16,7 +16,8 @@ s = rng.uniform(0.5, 2.0, size=10_000)
 
 def exact_relative_differences(a, b):
     """|a - b| / |b| for every entry, in exact rational arithmetic (no rounding anywhere)."""
-    return [abs(Fraction(p) - Fraction(q)) / abs(Fraction(q)) for p, q in zip(a.ravel(), b.ravel(), strict=True)]
+    pairs = zip(a.ravel(), b.ravel(), strict=True)
+    return [abs(Fraction(p) - Fraction(q)) / abs(Fraction(q)) for p, q in pairs]
 
 
 def percent(share):
@@ -75,5 +76,7 @@ print(text(
     "in the last place.",
     exact=exact_rows[0][0],
     share=other_rows[0][1],
-    units=checked(units_apart, against=int(np.max(np.round(np.abs(engine - other) / np.spacing(np.abs(other)))))),
+    # counted in spacings of the float64 grid instead of in bit patterns
+    units=checked(units_apart,
+                  against=int(np.max(np.round(np.abs(engine - other) / np.spacing(np.abs(other)))))),
 ))

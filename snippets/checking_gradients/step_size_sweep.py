@@ -108,7 +108,8 @@ print(md_table(
 
 def slope(errors, first, last):
     """The slope of log error against log h between two grid indices (large steps)."""
-    return (np.log10(errors[first]) - np.log10(errors[last])) / (np.log10(steps[first]) - np.log10(steps[last]))
+    rise = np.log10(errors[first]) - np.log10(errors[last])
+    return rise / (np.log10(steps[first]) - np.log10(steps[last]))
 
 
 # Large steps, 1e-1 to 1e-3 (indices 0 to 8), where truncation dominates in float64.

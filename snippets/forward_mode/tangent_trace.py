@@ -1,4 +1,4 @@
-"""Forward mode on the function of "Derivatives as linear maps": the tangents the engine computes, in order."""
+"""Forward mode on the function of "Derivatives as linear maps": the tangents the engine computes."""
 
 import numpy as np
 

@@ -98,7 +98,8 @@ print(md_table(
     ["rule", "first derivative", "second derivative (a Hessian row)"],
     [
         ["`np.dot`", correct(first_order[0]),
-         checked(type(raw_error).__name__, against=TypeError.__name__, shown_as=lambda n: f"raises `{n}` (below)")],
+         checked(type(raw_error).__name__, against=TypeError.__name__,
+                 shown_as=lambda n: f"raises `{n}` (below)")],
         ["`getval(ans)` + `np.dot`", correct(first_order[1]),
          checked(cut_result, against=np.zeros(2), shown_as=lambda v: f"{four_digits(v)}, silently wrong")],
         ["`anp.dot`", correct(first_order[2]),

@@ -52,7 +52,8 @@ def test_inner_product_identity_rows_agree_with_autograd(text: str) -> None:
 
 
 def test_same_wrong_rule_in_both_modes_passes_the_identity_and_fails_check_grads(text: str) -> None:
-    rows = {row[0]: row[1:] for row in table_rows(text) if len(row) == 5 and row[0].startswith(("anp.sin", "my_sin"))}
+    rows = {row[0]: row[1:] for row in table_rows(text)
+            if len(row) == 5 and row[0].startswith(("anp.sin", "my_sin"))}
     assert rows["anp.sin (the engine's rule)"] == ["yes", "yes", "passes", "passes"]
     assert rows["my_sin (2 cos x in both modes)"] == ["yes", "no", "fails", "fails"]
     assert "cheapest test" not in text
