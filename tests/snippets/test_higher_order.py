@@ -69,3 +69,15 @@ def test_the_warning_on_numpy_calls_inside_rules_holds(text: str) -> None:
     for breaks in (lambda x: np.dot(x, x), np.asarray, lambda x: float(x[0]), in_place):
         with pytest.raises(TypeError):
             grad(lambda x, f=breaks: anp.sum(f(x)))(x)
+
+
+def test_primitive_walkthrough_names_the_code_that_runs(text: str) -> None:
+    """The walkthrough quotes the wrapper's own test for nesting; there is no `nested` flag."""
+    import inspect
+
+    from ad_core.tracer import primitive
+
+    source = inspect.getsource(primitive)
+    assert "f_wrapped if level else f_raw" in source and "nested =" not in source
+    assert "(f_wrapped if level else f_raw)" in text
+    assert "nested is true" not in text
