@@ -1,11 +1,13 @@
 """A bug that hides on a trivial input: test rules on shapes where it would show."""
 
+import math
+
 import numpy as np
 
 import ad_core.numpy as anp
 from ad_core.extend import defvjp, primitive
 from ad_core.test_util import GradientCheckError, check_grads
-from bookkit import md_table
+from bookkit import checked, given, md_table
 
 
 # --8<-- [start:buggy]
@@ -22,9 +24,14 @@ for shape in [(), (1,), (4,), (2, 3)]:
     x = np.random.default_rng(11).standard_normal(shape)
     try:
         check_grads(my_mean, modes=("rev",), order=1)(x)
-        verdict, message = "passes", ""
+        passes, message = True, ""
     except GradientCheckError as error:
-        verdict, message = "fails", str(error).splitlines()[0]
-    rows.append([f"`{x.shape}`", x.size, verdict, f"`{message}`" if message else "—"])
-    assert (verdict == "passes") == (x.size == 1)
+        passes, message = False, str(error).splitlines()[0]
+    rows.append([
+        given(shape),
+        checked(x.size, against=math.prod(shape)),
+        # The rule is wrong by a factor of x.size: invisible exactly when that factor is 1.
+        checked(passes, against=math.prod(shape) == 1, shown_as=lambda p: "passes" if p else "fails"),
+        f"`{message}`" if message else "—",
+    ])
 print(md_table(["input shape", "size", "`check_grads`", "message"], rows))

@@ -2,12 +2,14 @@
 
 import numpy as np
 
-from bookkit import Derivation
+from bookkit import Derivation, checked, given, text
+
+SMALLEST_STEP = 0.1
 
 
 def cubic_inputs(rng: np.random.Generator) -> dict:
     a, b, c, d = rng.standard_normal(4)
-    return {"a": a, "b": b, "c": c, "d": d, "x": rng.standard_normal(), "h": rng.uniform(0.1, 1)}
+    return {"a": a, "b": b, "c": c, "d": d, "x": rng.standard_normal(), "h": rng.uniform(SMALLEST_STEP, 1)}
 
 
 def f(v: dict, x: float) -> float:
@@ -37,12 +39,16 @@ central.step(r"&= f'(x) + \tfrac{h^2}{6} f'''(x)", lambda v: f1(v) + v["h"] ** 2
 
 # Large steps (h up to 1) keep the error terms far above rounding, so the check has teeth.
 print("For a cubic $f(x) = a x^3 + b x^2 + c x + d$ (all symbols scalars, shape `()`):\n")
-print(forward.render(rtol=1e-9))
-print(central.render(rtol=1e-9))
-print(
-    f"Both were evaluated at random $a, b, c, d, x$ and $h \\in [0.1, 1]$ "
-    f"({forward.checks + central.checks} comparisons passed). The forward difference is "
+trials = 3
+print(forward.render(trials=trials, rtol=1e-9))
+print(central.render(trials=trials, rtol=1e-9))
+print(text(
+    "Both were evaluated at random $a, b, c, d, x$ and $h$ between {smallest:g} and $1$ "
+    "({checks} comparisons passed). The forward difference is "
     "off by a term proportional to $h$; in the central difference the $h f''$ terms "
     "cancel and the error starts at $h^2$. For a general smooth $f$ the same terms lead, "
-    "followed by higher powers of $h$."
-)
+    "followed by higher powers of $h$.",
+    smallest=given(SMALLEST_STEP),
+    checks=checked(forward.checks + central.checks,
+                   against=(len(forward.lines) - 1 + len(central.lines) - 1) * trials),
+))

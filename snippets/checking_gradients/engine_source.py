@@ -38,9 +38,9 @@ print(show_source(check_vjp))
 # --8<-- [end:check_vjp]
 
 # --8<-- [start:check_grads]
-from ad_core.test_util import _check_one, check_grads
+from ad_core.test_util import _check_derivatives, check_grads
 from bookkit import show_source
 
-print(show_source(_check_one))
+print(show_source(_check_derivatives))
 print(show_source(check_grads))
 # --8<-- [end:check_grads]

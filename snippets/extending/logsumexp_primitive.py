@@ -6,7 +6,7 @@ import ad_core.numpy as anp
 from ad_core import grad
 from ad_core.extend import defjvp, defvjp, primitive
 from ad_core.test_util import check_grads
-from bookkit import Derivation, md_table
+from bookkit import Derivation, checked, fmt_shape, given, md_table, text
 
 
 # --8<-- [start:primitive]
@@ -27,8 +27,11 @@ defjvp(logsumexp, lambda g, ans, z: anp.sum(g * softmax_from(ans, z), axis=-1))
 # --8<-- [end:primitive]
 
 
+SHAPE = (5,)
+
+
 def inputs(rng: np.random.Generator) -> dict:
-    return {"z": rng.standard_normal(5)}
+    return {"z": rng.standard_normal(SHAPE)}
 
 
 rule = Derivation(inputs)
@@ -37,19 +40,23 @@ rule.step(r"\frac{\partial}{\partial z_i} \log \sum_j e^{z_j} &= \texttt{grad(lo
 rule.step(r"&= \frac{e^{z_i}}{\sum_j e^{z_j}}", lambda v: np.exp(v["z"]) / np.exp(v["z"]).sum())
 rule.step(r"&= e^{\,z_i - \log \sum_j e^{z_j}} = \operatorname{softmax}(z)_i",
           lambda v: np.exp(v["z"] - np.log(np.exp(v["z"]).sum())))
-print("The rule, for $z$ of shape `(5,)`, each line evaluated on random inputs:\n")
+print(text("The rule, for $z$ of shape {shape}, each line evaluated on random inputs:\n", shape=given(SHAPE)))
 print(rule.render(rtol=1e-12))
 
 # --8<-- [start:check]
 rng = np.random.default_rng(11)
-checked = []
+passed = []
 for shape in [(5,), (4, 3)]:
     z = rng.standard_normal(shape)
-    check_grads(logsumexp, modes=("fwd", "rev"), order=2)(z)
-    checked.append(shape)
+    check_grads(logsumexp, modes=("fwd", "rev"), order=2)(z)  # raises unless it passes
+    passed.append(shape)
 # --8<-- [end:check]
 print(md_table(
     ["input shape", "output shape", "modes", "order", "`check_grads`"],
-    [[f"`{shape}`", f"`{logsumexp(np.zeros(shape)).shape}`", "fwd, rev", 2, "passed"]
-     for shape in checked],
+    # Compared as lists: the empty shape () is one shared object in CPython, which checked()
+    # would take for a comparison of a value with itself.
+    [[given(shape), checked(list(logsumexp(np.zeros(shape)).shape), against=list(shape[:-1]),
+                            shown_as=lambda s: f"`{fmt_shape(tuple(s))}`"), "fwd, rev",
+      given(2), "passed"]
+     for shape in passed],
 ))

@@ -3,13 +3,15 @@
 import contextlib
 import io
 import itertools
+import math
+import sys
 import warnings
 
 import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad, value_and_grad
-from bookkit import load_snippet_module, md_table
+from bookkit import checked, given, load_snippet_module, md_table, text
 
 with contextlib.redirect_stdout(io.StringIO()):  # the primitive's own tables belong to its block
     logsumexp = load_snippet_module("snippets/extending/logsumexp_primitive.py").logsumexp
@@ -44,21 +46,48 @@ def accuracy(params, features):
     return float(np.mean(np.argmax(logits, axis=1) == labels))
 
 
+def numpy_loss_and_gradient(params, features):
+    """The same loss and its gradient by hand in NumPy: logaddexp for the normalizer, and
+    (softmax - one_hot) / n pushed back through the affine map."""
+    weights, bias = params[:6].reshape(2, 3), params[6:]
+    logits = features @ weights + bias
+    normalizer = np.logaddexp.reduce(logits, axis=1)
+    value = np.mean(normalizer - logits[np.arange(len(labels)), labels])
+    dlogits = (np.exp(logits - normalizer[:, None]) - one_hot) / len(labels)
+    return value, np.concatenate([(features.T @ dlogits).ravel(), dlogits.sum(axis=0)])
+
+
+def share_correct(params, features):
+    """Accuracy counted another way: the true class's logit beats every earlier class and ties
+    at most with later ones (argmax takes the first of equal logits)."""
+    logits = features @ params[:6].reshape(2, 3) + params[6:]
+    right = [all(row[y] > row[k] for k in range(y)) and all(row[y] >= row[k] for k in range(y + 1, len(row)))
+             for row, y in zip(logits, labels, strict=True)]
+    return sum(right) / len(right)
+
+
 values = [value for _, value, _, _ in history]
-assert values[0] == np.log(3)  # all logits zero: a uniform guess over 3 classes
 assert all(later < earlier for earlier, later in itertools.pairwise(values))
 final_accuracy = accuracy(params, features)
 assert final_accuracy > 0.9
-print(md_table(
-    ["step", "loss", "gradient norm", "training accuracy"],
-    [[step, f"{value:.4f}", f"{norm:.4f}", f"{accuracy(p, features):.0%}"]
-     for step, value, norm, p in history],
+table = []
+for step, value, norm, p in history:
+    reference_value, reference_gradient = numpy_loss_and_gradient(p, features)
+    table.append([
+        given(step),
+        checked(value, against=reference_value, rtol=1e-13, shown_as=lambda v: f"{v:.4f}"),
+        checked(norm, against=np.linalg.norm(reference_gradient), rtol=1e-12, shown_as=lambda v: f"{v:.4f}"),
+        checked(accuracy(p, features), against=share_correct(p, features), shown_as=lambda a: f"{a:.0%}"),
+    ])
+print(md_table(["step", "loss", "gradient norm", "training accuracy"], table))
+print(text(
+    "\nThe loss starts at $\\ln 3$ = {start:.4f} (zero weights guess uniformly) and falls at "
+    "every step; after {steps} steps the classifier labels {accuracy:.0%} of the training "
+    "points correctly.\n",
+    start=checked(values[0], against=math.log(3)),  # all logits zero: a uniform guess over 3 classes
+    steps=given(len(history)),
+    accuracy=checked(final_accuracy, against=share_correct(params, features)),
 ))
-print(
-    f"\nThe loss starts at $\\ln 3$ = {values[0]:.4f} (zero weights guess uniformly) and falls at "
-    f"every step; after {len(history)} steps the classifier labels {final_accuracy:.0%} of the "
-    "training points correctly.\n"
-)
 
 
 # --8<-- [start:stress]
@@ -87,16 +116,25 @@ np.testing.assert_allclose(stable_gradient, central, rtol=1e-5, atol=1e-5)
 overflow_threshold = float(np.log(np.finfo(np.float64).max))
 largest_logit = float(np.max(np.abs(scaled @ params[:6].reshape(2, 3) + params[6:])))
 assert np.exp(np.nextafter(overflow_threshold, 0)) < np.inf and largest_logit > overflow_threshold
+reference_value, _ = numpy_loss_and_gradient(params, scaled)
 print(md_table(
-    ["loss on `features * 1000`", "value", "gradient entries that are `nan`"],
-    [["naive `log(sum(exp(logits)))`", f"`{naive_value}`",
-      f"{int(np.isnan(naive_gradient).sum())} of {naive_gradient.size}"],
-     ["with the `logsumexp` primitive", f"`{stable_value:.3g}`",
-      f"{int(np.isnan(stable_gradient).sum())} of {stable_gradient.size}"]],
+    ["loss on `features * 1000`", "value", "gradient entries that are NaN"],
+    [["naive `log(sum(exp(logits)))`",
+      # some logit is above the overflow threshold, so some exp is inf, and so is the mean
+      checked(naive_value, against=np.inf if largest_logit > overflow_threshold else reference_value,
+              shown_as=lambda v: f"`{v}`"),
+      checked(int(np.isnan(naive_gradient).sum()), against=naive_gradient.size,
+              shown_as=lambda k: f"{k} of {naive_gradient.size}")],
+     ["with the `logsumexp` primitive",
+      checked(stable_value, against=reference_value, rtol=1e-12, shown_as=lambda v: f"`{v:.3g}`"),
+      checked(int(np.isnan(stable_gradient).sum()), against=0,
+              shown_as=lambda k: f"{k} of {stable_gradient.size}")]],
 ))
-print(
-    f"\nThe trained weights turn the rescaled points into logits as large as "
-    f"{largest_logit:.0f}, and `exp` overflows above {overflow_threshold:.2f}, the log of the "
-    "largest float64. The stable loss stays finite, "
-    "and its gradient matches central differences."
-)
+print(text(
+    "\nThe trained weights turn the rescaled points into logits as large as {largest:.0f}, and "
+    "`exp` overflows above {threshold:.2f}, the log of the largest float64. The stable loss "
+    "stays finite, and its gradient matches central differences.",
+    largest=checked(largest_logit, against=float(np.max(np.abs(1000.0 * (features @ params[:6].reshape(2, 3))
+                                                             + params[6:]))), rtol=1e-12),
+    threshold=checked(overflow_threshold, against=math.log(sys.float_info.max), rtol=1e-15),
+))

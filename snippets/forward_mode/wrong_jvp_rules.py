@@ -7,6 +7,7 @@ from ad_core import make_jvp
 from ad_core.extend import defjvp, primitive
 from ad_core.numpy.jvps import broadcast_to_output
 from ad_core.test_util import GradientCheckError, check_grads
+from bookkit import checked, observed, text
 
 
 # --8<-- [start:wrong_sign]
@@ -25,7 +26,7 @@ except GradientCheckError as error:
     sign_message = str(error)
 assert "mode 'fwd'" in sign_message and "order 1" in sign_message
 print("**A wrong sign.** `check_grads` compares the JVP with central differences:\n")
-print(f"```text\n{sign_message}\n```\n")
+print(observed(sign_message))
 
 
 # --8<-- [start:no_broadcast]
@@ -46,19 +47,23 @@ try:
 except GradientCheckError as error:
     shape_message = str(error)
 assert "wrong shape" in shape_message
-print(
-    f"**A forgotten broadcast.** The output has shape `{output.shape}` but its tangent has "
-    f"shape `{tangent.shape}`. Nothing fails while the pass runs: if another tangent of shape "
-    "`(2, 3)` were added to it, NumPy would broadcast it silently. `check_grads` looks at the "
-    "shape first:\n"
-)
-print(f"```text\n{shape_message}\n```\n")
+print(text(
+    "**A forgotten broadcast.** The output has shape {output} but its tangent has shape "
+    "{tangent}. Nothing fails while the pass runs: if another tangent of shape {output} were "
+    "added to it, NumPy would broadcast it silently. `check_grads` looks at the shape first:\n",
+    output=checked(output.shape, against=np.broadcast_shapes(batch.shape, bias.shape)),
+    tangent=checked(tangent.shape, against=bias.shape),  # the rule returned `g` as it came in
+))
+print(observed(shape_message))
 
 defjvp(my_add,
        lambda g, ans, x, y: broadcast_to_output(g, ans),
        lambda g, ans, x, y: broadcast_to_output(g, ans))
 check_grads(lambda b: my_add(batch, b), modes=("fwd",), order=1)(bias)
+_, fixed_tangent = make_jvp(lambda b: my_add(batch, b))(bias)(np.ones(3))
+_, engine_tangent = make_jvp(lambda b: anp.add(batch, b))(bias)(np.ones(3))
+assert np.array_equal(fixed_tangent, engine_tangent) and fixed_tangent.shape == output.shape
 print(
-    "With `broadcast_to_output(g, ans)` in both rules, as in the engine's own `add`, "
-    "`check_grads` passes."
+    "With `broadcast_to_output(g, ans)` in both rules, as in the engine's own `add` (whose "
+    "tangent it now equals), `check_grads` passes."
 )

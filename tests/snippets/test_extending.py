@@ -57,3 +57,9 @@ def test_stress_table_and_softplus_table(text: str) -> None:
     assert stable[2] == "0 of 9"
     softplus_rows = {row[0]: row for row in table_rows(text) if len(row) == 5}
     assert softplus_rows["1000"][1:] == ["inf", "nan", "1000", "1"]
+
+
+def test_summary_credits_the_model_to_logsumexp_only(text: str) -> None:
+    # Only logsumexp is used in the model; softplus is never trained with.
+    assert "logsumexp and softplus built this way train" not in text
+    assert "logsumexp built this way trains a model" in text

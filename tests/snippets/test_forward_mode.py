@@ -42,12 +42,29 @@ def test_inner_product_identity_rows_agree_with_autograd(text: str) -> None:
         return agnp.tanh(weights @ x) * x[:3] + agnp.sin(x[3])
 
     rng = np.random.default_rng(8)
-    rows = [row for row in table_rows(text) if len(row) == 4 and re.fullmatch(r"\d", row[0])]
+    rows = [row for row in table_rows(text) if len(row) == 5 and re.fullmatch(r"\d", row[0])]
     assert len(rows) == 5
     for row in rows:
         x, u, v = rng.standard_normal(4), rng.standard_normal(3), rng.standard_normal(4)
         reference = float(np.dot(u, autograd.make_jvp(layer)(x)(v)[1]))
         assert abs(float(row[1]) - reference) < 1e-9 and abs(float(row[2]) - reference) < 1e-9
+        assert abs(float(row[4]) - reference) < 1e-7  # central differences, shown to 8 digits
+
+
+def test_same_wrong_rule_in_both_modes_passes_the_identity_and_fails_check_grads(text: str) -> None:
+    rows = {row[0]: row[1:] for row in table_rows(text)
+            if len(row) == 5 and row[0].startswith(("anp.sin", "my_sin"))}
+    assert rows["anp.sin (the engine's rule)"] == ["yes", "yes", "passes", "passes"]
+    assert rows["my_sin (2 cos x in both modes)"] == ["yes", "no", "fails", "fails"]
+    assert "cheapest test" not in text
+
+
+def test_exercise_counts_the_jvp_rows_of_the_tangent_trace(text: str) -> None:
+    # The self-test's f is the minimal example's f: its count of JVP rules is the table's.
+    trace = [row for row in table_rows(text) if len(row) == 8 and row[1] == "jvp" and row[2].isdigit()]
+    count = re.search(r"The forward trace ran (\d+) JVP rules", text)
+    assert count and int(count.group(1)) == len(trace)
+    assert re.search(r"the forward-mode output only itself \(1\)", text)
 
 
 def test_broadcast_stages_and_wrong_rules_are_shown(text: str) -> None:

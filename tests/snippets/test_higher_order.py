@@ -47,3 +47,37 @@ def test_raw_numpy_rule_fails_and_getval_rule_is_silently_zero(text: str) -> Non
     assert "TypeError: ad_core: converting a traced value" in text
     assert "[0. 0.], silently wrong" in text
     assert "mode 'rev', order 2" in text
+
+
+def test_the_warning_on_numpy_calls_inside_rules_holds(text: str) -> None:
+    """The page: NumPy ufuncs such as `np.cos` work on boxes; `np.dot`, `np.asarray`,
+    `float(...)` and in-place writes raise `TypeError` (NumPy 2.x, this engine's ArrayBox)."""
+    import pytest
+
+    import ad_core.numpy as anp
+    from ad_core import grad
+
+    assert "float(...) and in-place writes do not" in text
+    x = np.array([0.3, 0.4])
+    np.testing.assert_allclose(grad(lambda x: anp.sum(np.cos(x)))(x), -np.sin(x), rtol=1e-15)
+
+    def in_place(x):
+        y = x * 1.0
+        y[0] = 2.0
+        return y
+
+    for breaks in (lambda x: np.dot(x, x), np.asarray, lambda x: float(x[0]), in_place):
+        with pytest.raises(TypeError):
+            grad(lambda x, f=breaks: anp.sum(f(x)))(x)
+
+
+def test_primitive_walkthrough_names_the_code_that_runs(text: str) -> None:
+    """The walkthrough quotes the wrapper's own test for nesting; there is no `nested` flag."""
+    import inspect
+
+    from ad_core.tracer import primitive
+
+    source = inspect.getsource(primitive)
+    assert "f_wrapped if level else f_raw" in source and "nested =" not in source
+    assert "(f_wrapped if level else f_raw)" in text
+    assert "nested is true" not in text
