@@ -89,9 +89,8 @@ def yes_no(flag: Any, no: str = "no") -> str:
 
 def _same_object(value: Any, against: Any) -> bool:
     # Small ints, bools, None, interned strings and constant tuples (`()`) are shared objects in
-    # CPython: equal values
-    # computed two ways may be one object. Anything else being the very same object means the
-    # "independent" computation is the value itself.
+    # CPython: equal values computed two ways may be one object. Anything else being the very
+    # same object means the "independent" computation is the value itself.
     if isinstance(value, bool | int | float | str | bytes | tuple | frozenset | type(None) | np.generic):
         return False
     return value is against
