@@ -163,8 +163,8 @@ _CODE = re.compile(r"`[^`\n]+`")
 _LINK_TARGET = re.compile(r"\]\([^)\s]*\)|\b(?:href|src|id|class)=\"[^\"]*\"")
 # A code span that holds a value (an array, a shape, a number, a flag) rather than code.
 _VALUE_SPAN = re.compile(r"[-+\s\[\]().,0-9eEj]*\d[-+\s\[\]().,0-9eEj]*|True|False|nan|inf")
-# A number that is not part of a name (float64, x1, W_2, e-5 in 1e-5 counts with its number).
-_NUMBER = re.compile(r"(?<![\w.])[-+\u2212]?\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?(?![\w])")
+# A number that is not part of a name (float64, x1, W_2, size-1; e-5 in 1e-5 counts with its number).
+_NUMBER = re.compile(r"(?<![\w.\-+\u2212])[-+\u2212]?\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?(?![\w])")
 _ORDINAL = re.compile(r"(?m)^[ \t>]*(?:#+[ \t]*|\?\?\?\+?[ \t]+\w+[ \t]+\"|[-*][ \t]+)?\d+[.)](?=\s)")
 _MATH_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?|\d*\.\d+")
 _FLAG_CELL = re.compile(r"^\s*(?:yes|no|true|false|✓|✗)\b", re.IGNORECASE)

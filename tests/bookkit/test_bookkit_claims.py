@@ -66,6 +66,7 @@ def test_a_checked_value_refuses_an_f_string() -> None:
         ("an error of $0.25$", ["0.25"]),
         ("\u22122 is negative", ["\u22122"]),
         ("float64 and W1 and x_2 are names", []),
+        ("a size-1 axis", []),
         ("index it as `x[0]` in code", []),
         ("the formula $\\frac{1}{n} \\sum_i x_i^2$", []),
         ("1. The first exercise", []),
