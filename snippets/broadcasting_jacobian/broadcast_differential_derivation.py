@@ -2,9 +2,10 @@
 
 import numpy as np
 
-from bookkit import Derivation
+from bookkit import Derivation, checked, given, text
 
 m, n = 4, 3
+trials = 3
 
 
 def make_inputs(rng: np.random.Generator) -> dict:
@@ -59,7 +60,7 @@ gradient.step(
     lambda v: np.array([sum(v["G"][i, j] for i in range(m)) for j in range(n)]),
 )
 
-print(differential.render(trials=3, rtol=1e-10))
+print(differential.render(trials=trials, rtol=1e-10))
 print()
 print(
     "Reading the last line as an inner product $\\langle \\bar b, db\\rangle$ gives "
@@ -67,11 +68,18 @@ print(
     "($\\operatorname{vec}$ is column-major here, as in most linear-algebra texts):"
 )
 print()
-print(gradient.render(trials=3, rtol=1e-10))
+print(gradient.render(trials=trials, rtol=1e-10))
 print()
-assert differential.checks > 0 and gradient.checks > 0
+# Each line after the first is compared with the one above it, once per draw.
+expected_comparisons = (len(differential.lines) - 1 + len(gradient.lines) - 1) * trials
 print(
-    f"Before printing, the build evaluated every line on random float64 inputs "
-    f"($m = {m}$, $n = {n}$, three draws) and compared it with the line above: "
-    f"{differential.checks + gradient.checks} comparisons passed."
+    text(
+        "Before printing, the build evaluated every line on random float64 inputs "
+        "($m = {m}$, $n = {n}$, {trials} draws) and compared it with the line above: "
+        "{comparisons} comparisons passed.",
+        m=given(m),
+        n=given(n),
+        trials=given(trials),
+        comparisons=checked(differential.checks + gradient.checks, against=expected_comparisons),
+    )
 )

@@ -1,12 +1,9 @@
 """Where the broadcast Jacobian's transpose lives in ad_core: source map, listing, theory ↔ source."""
 
-import re
-
-from ad_core.core import backward_pass
+from ad_core.core import add_cotangents, backward_pass
 from ad_core.extend import unbroadcast, unbroadcast_f
 from ad_core.numpy.wrapper import metadata
-from bookkit import md_table, show_source, source_location, source_map
-from bookkit.source import source_line
+from bookkit import load_snippet_module, md_table, show_source, source_map, text
 
 print(
     source_map(
@@ -35,14 +32,7 @@ print(show_source(unbroadcast))
 print()
 
 
-def where(obj, starting_with: str | None = None) -> str:
-    """`path` and lines of `obj`, or the one line of it that starts with `starting_with`."""
-    path, first, last = source_location(obj)
-    if starting_with is None:
-        return f"`{path}` lines {first} to {last}"
-    _, line, _ = source_line(obj, r"^\s*" + re.escape(starting_with))
-    return f"`{path}` line {line}"
-
+where = load_snippet_module("snippets/broadcasting_jacobian/_source_lines.py")
 
 print(
     md_table(
@@ -50,24 +40,37 @@ print(
         [
             [
                 "the forward broadcast records the input's shape",
-                f"`metadata`, {where(metadata)}, called from `unbroadcast_f`, {where(unbroadcast_f)}",
+                text(
+                    "`metadata`, {metadata}, called from `unbroadcast_f`, {unbroadcast_f}",
+                    metadata=where.lines_of(metadata),
+                    unbroadcast_f=where.lines_of(unbroadcast_f),
+                ),
             ],
             [
                 r"$J^\top$ of the copy: sum the new leading axes",
-                f"the `while` loop of `unbroadcast`, {where(unbroadcast, 'while ')}",
+                text("the `while` loop of `unbroadcast`, {line}", line=where.line_of(unbroadcast, "while ")),
             ],
             [
-                "sum size-1 axes, keeping them",
-                f"the `for` loop of `unbroadcast` (`keepdims=True`), "
-                f"{where(unbroadcast, 'x = anp.sum(x, axis=axis, keepdims=True)')}",
+                "sum stretched axes of size one, keeping them",
+                text(
+                    "the `for` loop of `unbroadcast` (`keepdims=True`), {line}",
+                    line=where.line_of(unbroadcast, "x = anp.sum(x, axis=axis, keepdims=True)"),
+                ),
             ],
             [
                 "contributions of several uses of a value add up",
-                f"`backward_pass`, {where(backward_pass)}",
+                text(
+                    "`backward_pass` adds them with `add_cotangents` ({lines}), at {line}",
+                    lines=where.lines_of(add_cotangents),
+                    line=where.line_of(backward_pass, "else add_cotangents(previous, contribution)"),
+                ),
             ],
             [
-                "a rule must return its argument's shape (pitfall 1 below)",
-                f"the shape check in `backward_pass`, {where(backward_pass, 'if getattr(contribution')}",
+                "a rule must return its argument's shape (the forgotten-`keepdims` pitfall below)",
+                text(
+                    "the shape check in `backward_pass`, {line}",
+                    line=where.line_of(backward_pass, "if getattr(contribution"),
+                ),
             ],
         ],
     )

@@ -4,7 +4,7 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
-from bookkit import fmt_array, md_table
+from bookkit import checked, fmt_array, given, md_table, text
 
 world_size = 4
 local_batch = 8
@@ -42,34 +42,64 @@ def all_reduce(gradients, op):
 reference_mean = grad(loss_mean)(bias, global_inputs, global_targets)
 reference_sum = grad(loss_sum)(bias, global_inputs, global_targets)
 
+
+# The independent side: the closed form 2 Σ (x + b - t), divided by the rows when the loss is a mean.
+def closed_form(inputs, targets, mean: bool) -> np.ndarray:
+    total = 2 * (inputs + bias - targets).sum(axis=0)
+    return total / inputs.shape[0] if mean else total
+
+
+shards = list(zip(np.split(global_inputs, world_size), np.split(global_targets, world_size), strict=True))
+ROUNDING = 1e-12  # the engine and the closed form add the same terms in different orders
+# What the all-reduce must return relative to one process on the whole batch, from the conventions:
+# a local mean already divided by the local batch; a sum all-reduce adds world_size of them.
+expected_factor = {
+    ("loss_mean", "sum"): world_size,
+    ("loss_mean", "mean"): 1,
+    ("loss_sum", "sum"): 1,
+    ("loss_sum", "mean"): 1 / world_size,
+}
+
 rows = []
-outcomes = {}
 for loss, reference in [(loss_mean, reference_mean), (loss_sum, reference_sum)]:
+    mean = loss is loss_mean
     local = rank_gradients(loss)
+    one_process = closed_form(global_inputs, global_targets, mean)
     for op in ["sum", "mean"]:
         reduced = all_reduce(local, op)
+        by_hand = sum(closed_form(x, t, mean) for x, t in shards) / (1 if op == "sum" else world_size)
         ratio = np.linalg.norm(reduced) / np.linalg.norm(reference)
-        outcomes[(loss.__name__, op)] = ratio
-        if np.isclose(ratio, 1.0, rtol=1e-12):
-            verdict = "matches one process"
-        elif ratio > 1:
-            verdict = f"{ratio:g} times too large"
+        factor = expected_factor[(loss.__name__, op)]
+        shown_ratio = checked(ratio, against=factor, rtol=ROUNDING)
+        if factor == 1:
+            verdict = checked(
+                bool(np.isclose(ratio, 1.0, rtol=ROUNDING)),
+                against=True,
+                shown_as=lambda v: "matches one process",
+            )
+        elif factor > 1:
+            verdict = text("{f:g} times too large", f=shown_ratio)
         else:
-            verdict = f"{1 / ratio:g} times too small"
+            verdict = text("{f:g} times too small", f=checked(1 / ratio, against=1 / factor, rtol=ROUNDING))
         rows.append(
             [
-                "mean over the local batch" if loss is loss_mean else "sum over the local batch",
+                "mean over the local batch" if mean else "sum over the local batch",
                 f"all-reduce {op}",
-                f"`{fmt_array(reduced)}`",
-                f"`{fmt_array(reference)}`",
+                text(
+                    "{v}",
+                    v=checked(
+                        reduced, against=by_hand, rtol=ROUNDING, shown_as=lambda v: f"`{fmt_array(v)}`"
+                    ),
+                ),
+                text(
+                    "{v}",
+                    v=checked(
+                        reference, against=one_process, rtol=ROUNDING, shown_as=lambda v: f"`{fmt_array(v)}`"
+                    ),
+                ),
                 verdict,
             ]
         )
-
-assert np.isclose(outcomes[("loss_mean", "sum")], world_size, rtol=1e-12)
-assert np.isclose(outcomes[("loss_mean", "mean")], 1.0, rtol=1e-12)
-assert np.isclose(outcomes[("loss_sum", "sum")], 1.0, rtol=1e-12)
-assert np.isclose(outcomes[("loss_sum", "mean")], 1 / world_size, rtol=1e-12)
 
 print(
     md_table(
@@ -85,8 +115,12 @@ print(
 )
 print()
 print(
-    f"With {world_size} ranks of {local_batch} examples each, a mean loss followed by a sum "
-    f"all-reduce gives a gradient exactly {world_size} times too large: each rank already "
-    f"divided by its own batch, and the all-reduce adds {world_size} such averages. "
-    "The reduction op has to match the loss convention: mean with mean, sum with sum."
+    text(
+        "With {ranks} ranks of {local} examples each, a mean loss followed by a sum "
+        "all-reduce gives a gradient exactly {ranks} times too large: each rank already "
+        "divided by its own batch, and the all-reduce adds {ranks} such averages. "
+        "The reduction op has to match the loss convention: mean with mean, sum with sum.",
+        ranks=given(world_size),
+        local=given(local_batch),
+    )
 )

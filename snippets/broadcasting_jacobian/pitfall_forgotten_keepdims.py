@@ -5,12 +5,12 @@ import numpy as np
 import ad_core.numpy as anp
 from ad_core import grad, make_vjp
 from ad_core.extend import defvjp, primitive
-from bookkit import assert_shape_then_close, fmt_shape, md_table
+from bookkit import assert_shape_then_close, checked, given, md_table, observed, text
 
 m, n = 4, 3
 rng = np.random.default_rng(3)
 x = rng.normal(size=(m, n))
-bias_row = rng.normal(size=(1, n))  # registered as (1, n), as many frameworks store biases
+bias_row = rng.normal(size=(1, n))  # a (1, n) row, like the batch-norm gain and bias of Part III's model
 upstream = rng.normal(size=(m, n))
 
 # --8<-- [start:forgot]
@@ -28,9 +28,9 @@ assert_shape_then_close(hand_gradient_right, engine_gradient)
 values_only_check = np.allclose(hand_gradient_forgot, engine_gradient)  # True
 try:
     assert_shape_then_close(hand_gradient_forgot, engine_gradient)
-    shape_first_check = "passed"
+    shape_first_check = None
 except AssertionError as error:
-    shape_first_check = f"AssertionError: {error}"
+    shape_first_check = error
 # --8<-- [end:checks]
 
 
@@ -47,14 +47,15 @@ defvjp(
 )
 try:
     grad(lambda b: anp.sum(add_row_bias(x, b) ** 2))(bias_row)
-    custom_rule_outcome = "no error"
+    custom_rule_outcome = None
 except ValueError as error:
-    custom_rule_outcome = f"ValueError: {error}"
+    custom_rule_outcome = error
 # --8<-- [end:custom_rule]
-assert custom_rule_outcome.startswith("ValueError")
+
+assert isinstance(custom_rule_outcome, ValueError)
 
 assert values_only_check, "np.allclose compares after broadcasting, so it cannot see the shape bug"
-assert shape_first_check.startswith("AssertionError")
+assert isinstance(shape_first_check, AssertionError)
 
 # The same slip on a column parameter (m, 1) is no longer harmless.
 bias_column = rng.normal(size=(m, 1))
@@ -66,38 +67,80 @@ updated_out_of_place = bias_column - learning_rate * column_gradient_forgot
 try:
     in_place = bias_column.copy()
     in_place -= learning_rate * column_gradient_forgot
-    in_place_result = f"shape {fmt_shape(in_place.shape)}"
+    in_place_result = None
 except ValueError as error:
-    in_place_result = f"ValueError: {error}"
+    in_place_result = error
 # --8<-- [end:column]
 assert updated_out_of_place.shape == (m, m)
-assert in_place_result.startswith("ValueError")
+assert isinstance(in_place_result, ValueError)
 
+
+def raised(outcome, expected: type) -> object:
+    """The exception a run raised, named in the table; its message is shown verbatim below it."""
+    return text(
+        "raises {kind}",
+        kind=checked(type(outcome).__name__, against=expected.__name__, shown_as=lambda v: f"`{v}`"),
+    )
+
+
+def shapes(first, second, joiner="vs"):
+    return text("{a} " + joiner + " {b}", a=first, b=second)
+
+
+# What np.allclose does, spelled out: broadcast both to a common shape, then compare entries.
+common = np.broadcast_shapes(hand_gradient_forgot.shape, engine_gradient.shape)
+entrywise = bool(
+    np.all(
+        np.abs(np.broadcast_to(hand_gradient_forgot, common) - np.broadcast_to(engine_gradient, common))
+        <= 1e-8 + 1e-5 * np.abs(np.broadcast_to(engine_gradient, common))
+    )
+)
+forgot_shape = checked(hand_gradient_forgot.shape, against=bias_row.shape[1:])
+row_shape = checked(engine_gradient.shape, against=bias_row.shape)
+column_forgot_shape = checked(column_gradient_forgot.shape, against=bias_column.shape[:1])
+column_shape = given(bias_column.shape)
 rows = [
     [
         "`(1, n)` bias, `np.allclose(hand, engine)`",
-        f"`{fmt_shape(hand_gradient_forgot.shape)}` vs `{fmt_shape(engine_gradient.shape)}`",
-        f"`{values_only_check}`: the comparison broadcasts and misses the bug",
+        shapes(forgot_shape, row_shape),
+        text(
+            "{flag}: the comparison broadcasts and misses the bug",
+            flag=checked(values_only_check, against=entrywise, shown_as=lambda v: f"`{v}`"),
+        ),
     ],
     [
         "`(1, n)` bias, `assert_shape_then_close(hand, engine)`",
-        f"`{fmt_shape(hand_gradient_forgot.shape)}` vs `{fmt_shape(engine_gradient.shape)}`",
-        shape_first_check.replace("\n", " "),
+        shapes(forgot_shape, row_shape),
+        raised(shape_first_check, AssertionError),
     ],
     [
         "custom rule with `g.sum(axis=0)`, run by the engine's `grad`",
-        f"`{fmt_shape(hand_gradient_forgot.shape)}` vs `{fmt_shape(bias_row.shape)}`",
-        custom_rule_outcome,
+        shapes(forgot_shape, given(bias_row.shape)),
+        raised(custom_rule_outcome, ValueError),
     ],
     [
         "`(m, 1)` bias, `r = r - lr * g`",
-        f"`{fmt_shape(bias_column.shape)}` minus `{fmt_shape(column_gradient_forgot.shape)}`",
-        f"silently becomes `{fmt_shape(updated_out_of_place.shape)}`",
+        shapes(column_shape, column_forgot_shape, "minus"),
+        text(
+            "silently becomes {shape}",
+            shape=checked(updated_out_of_place.shape, against=np.broadcast_shapes(bias_column.shape, (m,))),
+        ),
     ],
     [
         "`(m, 1)` bias, `r -= lr * g`",
-        f"`{fmt_shape(bias_column.shape)}` minus `{fmt_shape(column_gradient_forgot.shape)}`",
-        in_place_result,
+        shapes(column_shape, column_forgot_shape, "minus"),
+        raised(in_place_result, ValueError),
     ],
 ]
 print(md_table(["what you run", "shapes", "what happens"], rows))
+print()
+print("The three messages, in the table's order:")
+print()
+print(
+    observed(
+        "\n".join(
+            f"{type(error).__name__}: {error}"
+            for error in (shape_first_check, custom_rule_outcome, in_place_result)
+        )
+    )
+)

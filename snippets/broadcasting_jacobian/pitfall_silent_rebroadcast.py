@@ -4,7 +4,7 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
-from bookkit import fmt_shape, md_table
+from bookkit import assert_shape_then_close, checked, given, md_table, observed, text
 
 m, n = 6, 3
 learning_rate = 0.1
@@ -26,16 +26,16 @@ bias_gradient_right = upstream.sum(axis=0)  # (n,)
 try:
     in_place = bias.copy()
     in_place -= learning_rate * bias_gradient_unreduced
-    in_place_outcome = f"runs, shape {fmt_shape(in_place.shape)}"
+    in_place_outcome = None
 except ValueError as error:
-    in_place_outcome = f"ValueError: {error}"
+    in_place_outcome = error
 
 bias_after_bad_step = bias - learning_rate * bias_gradient_unreduced  # silently (m, n)
 bias_after_good_step = bias - learning_rate * bias_gradient_right
 # --8<-- [end:unreduced]
 
-assert np.allclose(bias_gradient_right, grad(loss)(bias, x, target), rtol=1e-12)
-assert in_place_outcome.startswith("ValueError")
+assert_shape_then_close(bias_gradient_right, grad(loss)(bias, x, target), rtol=1e-12)
+assert isinstance(in_place_outcome, ValueError)
 assert bias_after_bad_step.shape == (m, n)
 
 # The swollen "bias" still works at this batch size, so nothing crashes...
@@ -50,32 +50,65 @@ assert rows_differ
 next_batch = rng.normal(size=(m - 2, n))
 try:
     _ = next_batch + bias_after_bad_step
-    next_batch_outcome = "runs"
+    next_batch_outcome = None
 except ValueError as error:
-    next_batch_outcome = f"ValueError: {error}"
-assert next_batch_outcome.startswith("ValueError")
+    next_batch_outcome = error
+assert isinstance(next_batch_outcome, ValueError)
 
+
+def raised(outcome, expected: type) -> object:
+    """The exception a run raised, named in the table; its message is shown verbatim below it."""
+    return text(
+        "raises {kind}",
+        kind=checked(type(outcome).__name__, against=expected.__name__, shown_as=lambda v: f"`{v}`"),
+    )
+
+
+# The loss after each step, recomputed without the engine: the mean squared residual, where the
+# swollen bias gives each row its own bias.
+def loss_by_hand(b):
+    residual = np.broadcast_to(b, x.shape) + x - target
+    return sum(float(r) ** 2 for r in residual.ravel()) / x.size
+
+
+ROUNDING = 1e-12  # a Python sum against NumPy's pairwise sum
+bias_shape, upstream_shape = given(bias.shape), checked(upstream.shape, against=x.shape)
 rows = [
     [
         "`b -= lr * G`",
-        f"`{fmt_shape(bias.shape)}` vs `{fmt_shape(upstream.shape)}`",
-        in_place_outcome,
+        text("{a} vs {b}", a=bias_shape, b=upstream_shape),
+        raised(in_place_outcome, ValueError),
     ],
     [
         "`b = b - lr * G`",
-        f"`{fmt_shape(bias.shape)}` vs `{fmt_shape(upstream.shape)}`",
-        f"no error: `b` is now `{fmt_shape(bias_after_bad_step.shape)}`, one bias per row",
+        text("{a} vs {b}", a=bias_shape, b=upstream_shape),
+        text(
+            "no error: `b` is now {shape}, one bias per row",
+            shape=checked(bias_after_bad_step.shape, against=np.broadcast_shapes(bias.shape, x.shape)),
+        ),
     ],
     [
         "loss on the same batch after one step",
         "",
-        f"{loss_after_bad:.4f} with the swollen `b`, {loss_after_good:.4f} with the right step: "
-        "training goes on, with the wrong numbers",
+        text(
+            "{bad:.4f} with the swollen `b`, {good:.4f} with the right step: "
+            "training goes on, with the wrong numbers",
+            bad=checked(loss_after_bad, against=loss_by_hand(bias_after_bad_step), rtol=ROUNDING),
+            good=checked(loss_after_good, against=loss_by_hand(bias_after_good_step), rtol=ROUNDING),
+        ),
     ],
     [
-        f"next batch of {m - 2} rows",
-        f"`{fmt_shape(next_batch.shape)}` + `{fmt_shape(bias_after_bad_step.shape)}`",
-        next_batch_outcome,
+        text("next batch of {rows} rows", rows=given(next_batch.shape[0])),
+        text("{a} + {b}", a=given(next_batch.shape), b=checked(bias_after_bad_step.shape, against=x.shape)),
+        raised(next_batch_outcome, ValueError),
     ],
 ]
 print(md_table(["what you run", "shapes", "what happens"], rows))
+print()
+print("The two messages, in the table's order:")
+print()
+print(
+    observed(
+        "\n".join(f"{type(error).__name__}: {error}" for error in (in_place_outcome, next_batch_outcome))
+    )
+)

@@ -4,7 +4,7 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
-from bookkit import Derivation
+from bookkit import Derivation, checked, given, text
 
 m, n = 6, 4
 
@@ -33,10 +33,18 @@ mean_loss.step(
 )
 mean_loss.step(r"&= \frac{2}{mn} \sum_i Y_{ij}", lambda v: 2 * output(v).sum(axis=0) / (m * n))
 
-print(sum_loss.render())
-print(mean_loss.render())
-assert sum_loss.checks == mean_loss.checks == 3
+trials = 3
+print(sum_loss.render(trials=trials))
+print(mean_loss.render(trials=trials))
+# Each derivation compares each line with the one above it once per draw: the draws it made are
+# its comparisons divided by its line pairs.
+draws_each = {d.checks / (len(d.lines) - 1) for d in (sum_loss, mean_loss)}
 print(
-    "In each, the first line is the engine's gradient and the second the formula; the build "
-    f"compared them on {sum_loss.checks} random draws each ($m = {m}$, $n = {n}$)."
+    text(
+        "In each, the first line is the engine's gradient and the second the formula; the build "
+        "compared them on {draws} random draws each ($m = {m}$, $n = {n}$).",
+        draws=checked(sorted(draws_each), against=[trials], shown_as=lambda v: str(int(v[0]))),
+        m=given(m),
+        n=given(n),
+    )
 )

@@ -4,7 +4,7 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
-from bookkit import assert_shape_then_close, fmt_shape, md_table
+from bookkit import assert_shape_then_close, checked, given, md_table, text, yes_no
 
 # --8<-- [start:two_sided]
 m, n = 5, 4  # distinct sizes, so the two reductions cannot be confused
@@ -38,33 +38,48 @@ for wrong, right in [(weights.sum(axis=1), gradient_b), (weights.sum(axis=0), gr
         pass
 
 
-def describe(shape: tuple[int, ...], output_shape: tuple[int, ...]) -> tuple[str, str]:
-    leading = len(output_shape) - len(shape)
-    summed_new = list(range(leading))
-    summed_kept = [
-        leading + axis for axis, size in enumerate(shape) if size == 1 and output_shape[leading + axis] != 1
+def summed_axes(gradient_of_copy: np.ndarray, parameter: np.ndarray) -> tuple[list[int], list[int]]:
+    """Which axes of the upstream gradient must be summed to give `parameter`'s gradient, read
+    off NumPy's broadcasting of `parameter` to the output, axis by axis: a new leading axis, or
+    an axis where the parameter has size one and the output does not."""
+    view = np.broadcast_to(parameter, gradient_of_copy.shape)  # the forward copy
+    leading = view.ndim - parameter.ndim
+    new = list(range(leading))
+    kept = [
+        leading + a
+        for a in range(parameter.ndim)
+        if view.strides[leading + a] == 0 and view.shape[leading + a] != 1
     ]
-    return (str(summed_new) if summed_new else "none", str(summed_kept) if summed_kept else "none")
+    return new, kept
+
+
+def axes_text(axes: list[int], expected: list[int]):
+    # As lists: an empty result is "none".
+    return checked(axes, against=expected, shown_as=lambda v: str(v) if v else "none")
 
 
 rows = []
-for name, parameter, gradient in [
-    ("$x$", x, weights),
-    ("$b$", row_bias, gradient_b),
-    ("$r$", column_bias, gradient_r),
+for name, parameter, gradient, expected_new, expected_kept in [
+    ("$x$", x, weights, [], []),
+    ("$b$", row_bias, gradient_b, [0], []),
+    ("$r$", column_bias, gradient_r, [], [1]),
 ]:
-    new_axes, kept_axes = describe(parameter.shape, (m, n))
+    new_axes, kept_axes = summed_axes(weights, parameter)
     rows.append(
         [
             name,
-            f"`{fmt_shape(parameter.shape)}`",
-            new_axes,
-            kept_axes,
-            "yes" if kept_axes != "none" else "no",
-            f"`{fmt_shape(gradient.shape)}`",
+            given(parameter.shape),
+            axes_text(new_axes, expected_new),
+            axes_text(kept_axes, expected_kept),
+            # keepdims is needed exactly when the parameter has every output axis but not every size.
+            checked(
+                bool(kept_axes),
+                against=parameter.ndim == weights.ndim and parameter.shape != weights.shape,
+                shown_as=yes_no,
+            ),
+            checked(gradient.shape, against=parameter.shape),
         ]
     )
-assert gradient_b.shape == row_bias.shape and gradient_r.shape == column_bias.shape
 
 print(
     md_table(
@@ -72,7 +87,7 @@ print(
             "input",
             "shape",
             "new leading axes summed",
-            "size-1 axes summed",
+            "size-one axes summed",
             "keepdims",
             "gradient shape (engine)",
         ],
@@ -81,8 +96,11 @@ print(
 )
 print()
 print(
-    f"Both gradients came from the engine and matched the manual reductions "
-    f"`w.sum(axis=0)` (shape `{fmt_shape(expected_b.shape)}`) and "
-    f"`w.sum(axis=1, keepdims=True)` (shape `{fmt_shape(expected_r.shape)}`). "
-    "Swapping the two reductions fails the shape check before a single value is compared."
+    text(
+        "Both gradients came from the engine and matched the manual reductions "
+        "`w.sum(axis=0)` (shape {b}) and `w.sum(axis=1, keepdims=True)` (shape {r}). "
+        "Swapping the two reductions fails the shape check before a single value is compared.",
+        b=checked(expected_b.shape, against=row_bias.shape),
+        r=checked(expected_r.shape, against=column_bias.shape),
+    )
 )

@@ -3,8 +3,8 @@
 import numpy as np
 
 import ad_core.numpy as anp
-from ad_core import make_vjp
-from bookkit import assert_shape_then_close, fmt_shape, latex_matrix, md_table
+from ad_core import jacobian, make_vjp
+from bookkit import assert_shape_then_close, checked, given, latex_matrix, md_table, text, yes_no
 
 m, n = 3, 2
 rng = np.random.default_rng(8)
@@ -29,17 +29,30 @@ assert_shape_then_close(backward, upstream.sum(axis=0))
 vjp_through_einsum, _ = make_vjp(lambda b: anp.einsum("ijk,k->ij", copy_tensor, b))(bias)
 assert_shape_then_close(vjp_through_einsum(upstream), backward)
 
+broadcast_view = np.broadcast_to(bias, (m, n))
 print(
-    f"With $m = {m}$, $n = {n}$ the copy tensor has shape `{fmt_shape(copy_tensor.shape)}`. "
-    f"Flatten its first two axes and you get the `{fmt_shape((m * n, n))}` matrix"
+    text(
+        "With $m = {m}$, $n = {n}$ the copy tensor has shape {shape}. Flatten its first two axes "
+        "and you get the {flat} matrix",
+        m=given(m),
+        n=given(n),
+        shape=checked(copy_tensor.shape, against=broadcast_view.shape + bias.shape),
+        flat=checked(copy_tensor.reshape(m * n, n).shape, against=(broadcast_view.size, bias.size)),
+    )
 )
 print()
-print("$$")
-print(r"T_{(ij),k} = " + latex_matrix(copy_tensor.reshape(m * n, n)))
-print("$$")
+print(
+    text(
+        "$$\nT_{{(ij),k}} = {matrix}\n$$",
+        matrix=latex_matrix(
+            checked(copy_tensor.reshape(m * n, n), against=np.kron(np.ones((m, 1)), np.eye(n)))
+        ),
+    )
+)
 print()
 print(
-    "which is the broadcast Jacobian $\\mathbf{1}_m \\otimes I_n$ of the previous chapter, in the "
+    "which is the broadcast Jacobian $\\mathbf{1}_m \\otimes I_n$ of "
+    "[The Jacobian of broadcasting](broadcasting-jacobian.md), in the "
     "engine's row-major order. The forward contraction reproduces `np.broadcast_to`, the backward "
     "contraction reproduces `G.sum(axis=0)`, and the engine's own VJP of the `einsum` gives the "
     "same numbers."
@@ -73,15 +86,27 @@ for label, source_of_each_output, function in cases:
     tensor = tensor_from(source_of_each_output, size)
     output_cotangent = rng.normal(size=source_of_each_output.size)
     vjp_function, value = make_vjp(function)(vector)
-    assert_shape_then_close(value, tensor @ vector)
-    assert_shape_then_close(vjp_function(output_cotangent), tensor.T @ output_cotangent)
+    forward_matches = np.allclose(value, tensor @ vector, rtol=1e-12, atol=0)
+    vjp_matches = np.allclose(vjp_function(output_cotangent), tensor.T @ output_cotangent, rtol=1e-12, atol=0)
     assert np.array_equal(tensor.sum(axis=1), np.ones(source_of_each_output.size))
+    # Read the pattern back from the engine: row p of the copy's Jacobian has its one 1 at the
+    # input entry that output p copies, and a column's sum counts that entry's copies.
+    engine_jacobian = jacobian(function)(vector)
     rows.append(
         [
             label,
-            f"`{source_of_each_output.tolist()}`",
-            f"${latex_matrix(tensor.sum(axis=0), vector='row')}$",
-            "yes",
+            checked(
+                source_of_each_output.tolist(),
+                against=engine_jacobian.argmax(axis=1).tolist(),
+                shown_as=lambda v: f"`{v}`",
+            ),
+            text(
+                "${counts}$",
+                counts=latex_matrix(
+                    checked(tensor.sum(axis=0), against=engine_jacobian.sum(axis=0)), vector="row"
+                ),
+            ),
+            checked(forward_matches and vjp_matches, against=True, shown_as=yes_no),
         ]
     )
 

@@ -4,7 +4,7 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import make_vjp
-from bookkit import assert_shape_then_close, fmt_shape, md_table
+from bookkit import assert_shape_then_close, checked, given, md_table, text
 
 K, B, H, V = 2, 3, 4, 5  # distinct sizes: batch of matrices, rows, inner, columns
 rng = np.random.default_rng(12)
@@ -14,7 +14,8 @@ def normal(*shape: int) -> np.ndarray:
     return rng.normal(size=shape)
 
 
-# Each case: label, forward, the two inputs, the formulas for their cotangents given g.
+# Each case: label, forward, the two inputs, the formulas for their cotangents given g, and the
+# same product in plain NumPy (whose output shape the table checks the engine's against).
 cases = [
     (
         "matrix @ matrix",
@@ -117,6 +118,12 @@ cases = [
     ),
 ]
 
+
+def checked_shape(actual: tuple[int, ...], expected: tuple[int, ...]):
+    # As lists: CPython has one empty tuple, which `checked` would take for a self-comparison.
+    return checked(list(actual), against=list(expected), shown_as=lambda v: f"`{tuple(v)}`")
+
+
 rows = []
 for label, code, forward, first, second, first_text, first_rule, second_text, second_rule in cases:
     # --8<-- [start:check]
@@ -128,17 +135,17 @@ for label, code, forward, first, second, first_text, first_rule, second_text, se
     assert_shape_then_close(engine_first, first_rule(first, second, upstream), **tolerance)
     assert_shape_then_close(engine_second, second_rule(first, second, upstream), **tolerance)
     # --8<-- [end:check]
-    assert np.shape(engine_first) == np.shape(first) and np.shape(engine_second) == np.shape(second)
+    numpy_output = forward(first, second)  # untraced: the wrapped function runs NumPy itself
     rows.append(
         [
             label,
             code,
-            f"`{fmt_shape(np.shape(first))}`, `{fmt_shape(np.shape(second))}`",
-            f"`{fmt_shape(np.shape(output))}`",
+            text("{a}, {b}", a=given(np.shape(first)), b=given(np.shape(second))),
+            checked_shape(np.shape(output), np.shape(numpy_output)),
             first_text,
-            f"`{fmt_shape(np.shape(engine_first))}`",
+            checked_shape(np.shape(engine_first), np.shape(first)),
             second_text,
-            f"`{fmt_shape(np.shape(engine_second))}`",
+            checked_shape(np.shape(engine_second), np.shape(second)),
         ]
     )
 
@@ -159,7 +166,14 @@ print(
 )
 print()
 print(
-    f"Sizes: $K = {K}$ matrices in a batch, $B = {B}$ rows, $H = {H}$ inner, $V = {V}$ columns. "
-    f"For each of the {len(cases)} cases the engine's two VJPs were computed on a random upstream "
-    "gradient and compared, shape first, with the formula in the table."
+    text(
+        "Sizes: $K = {K}$ matrices in a batch, $B = {B}$ rows, $H = {H}$ inner, $V = {V}$ columns. "
+        "For each of the {cases} cases the engine's two VJPs were computed on a random upstream "
+        "gradient and compared, shape first, with the formula in the table.",
+        K=given(K),
+        B=given(B),
+        H=given(H),
+        V=given(V),
+        cases=given(len(cases)),
+    )
 )

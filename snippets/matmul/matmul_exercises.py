@@ -4,7 +4,7 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad, make_vjp
-from bookkit import assert_shape_then_close, collapsible, fmt_shape
+from bookkit import assert_shape_then_close, central_differences, checked, collapsible, given, text
 
 rng = np.random.default_rng(77)
 batch, n_in, n_out = 3, 4, 2
@@ -29,13 +29,24 @@ assert_shape_then_close(db, G.sum(axis=0))
 
 print(
     collapsible(
-        "Exercise 1. PyTorch's Linear stores W with shape (out, in) and computes y = x Wᵀ + b. "
-        "Write dx, dW and db.",
-        f"Align shapes. `dx` must be `{fmt_shape(x.shape)}` from `G` `{fmt_shape(G.shape)}` and "
-        f"`W` `{fmt_shape(W.shape)}`: `dx = G @ W`. `dW` must be `{fmt_shape(W.shape)}`: "
-        f"`dW = G.T @ x`. `db = G.sum(axis=0)`, shape `{fmt_shape(db.shape)}`. Compared with "
-        "$Z = hW$ the transpose moved from the gradient of the input to the gradient of the "
-        "weight. The engine's VJPs of this layer match all three.",
+        text(
+            "Exercise {number}. PyTorch {version}'s `torch.nn.Linear` stores W with shape (out, in) "
+            "and computes y = x Wᵀ + b. Write dx, dW and db.",
+            number=given(1),
+            # The version the chapter's tests run (tests/snippets/test_matmul.py checks it).
+            version=given("2.13"),
+        ),
+        text(
+            "Align shapes. `dx` must be {x} from `G` {G} and `W` {W}: `dx = G @ W`. `dW` must be "
+            "{W}: `dW = G.T @ x`. `db = G.sum(axis=0)`, shape {b}. Compared with $Z = hW$ the "
+            "transpose moved from the gradient of the input to the gradient of the weight. The "
+            "engine's VJPs of this layer match all three, and so does PyTorch's autograd (a test "
+            "runs it).",
+            x=checked(dx.shape, against=x.shape),
+            G=given(G.shape),
+            W=checked(dW.shape, against=W.shape),
+            b=checked(db.shape, against=b.shape),
+        ),
     )
 )
 
@@ -44,15 +55,26 @@ A = rng.normal(size=(3, 4))
 B = rng.normal(size=(4, 3))
 trace_gradient = grad(lambda a: anp.trace(anp.matmul(a, B)))(A)
 assert_shape_then_close(trace_gradient, B.T)
+assert_shape_then_close(
+    trace_gradient, central_differences(lambda a: float(np.trace(a @ B)), A), rtol=1e-6, atol=1e-8
+)
 
 print(
     collapsible(
-        "Exercise 2. What is the gradient of tr(AB) with respect to A, for A of shape (3, 4) and "
-        "B of shape (4, 3)?",
-        "$\\operatorname{tr}(AB) = \\sum_{i,k} A_{ik} B_{ki}$, so "
-        "$\\partial/\\partial A_{ik} = B_{ki}$: the gradient is $B^\\top$, shape "
-        f"`{fmt_shape(trace_gradient.shape)}`. The engine agrees. As a matmul VJP: $Z = AB$ with "
-        "$\\bar Z = I$ gives $\\bar A = I B^\\top$.",
+        text(
+            "Exercise {number}. What is the gradient of tr(AB) with respect to A, for A of shape {A} "
+            "and B of shape {B}?",
+            number=given(2),
+            A=given(A.shape),
+            B=given(B.shape),
+        ),
+        text(
+            "$\\operatorname{{tr}}(AB) = \\sum_{{i,k}} A_{{ik}} B_{{ki}}$, so "
+            "$\\partial/\\partial A_{{ik}} = B_{{ki}}$: the gradient is $B^\\top$, shape "
+            "{shape}. The engine agrees, and so do central differences. As a matmul VJP: $Z = AB$ "
+            "with $\\bar Z = I$ gives $\\bar A = I B^\\top$.",
+            shape=checked(trace_gradient.shape, against=B.T.shape),
+        ),
     )
 )
 
@@ -65,7 +87,10 @@ assert not np.allclose(quadratic_gradient, 2 * M @ vector)
 
 print(
     collapsible(
-        "Exercise 3. What is the gradient of xᵀ M x for a square, non-symmetric M?",
+        text(
+            "Exercise {number}. What is the gradient of xᵀ M x for a square, non-symmetric M?",
+            number=given(3),
+        ),
         "$x$ is used twice, once on each side, so two contributions add (fan-out): $M x$ from the "
         "right factor and $M^\\top x$ from the left one. The gradient is $(M + M^\\top)x$. The "
         "tempting $2Mx$ is right only for symmetric $M$; for this random $M$ it differs from the "
@@ -84,12 +109,23 @@ assert_shape_then_close(shared_gradient, flattened)
 
 print(
     collapsible(
-        f"Exercise 4. A of shape ({K}, {rows}, {inner}) is multiplied by a shared W of shape "
-        f"({inner}, {cols}). Write W's gradient as a single 2-D matmul.",
-        "The batch axis is broadcast onto W, so W's gradient sums $A_k^\\top G_k$ over $k$. "
-        "Stacking the batches as extra rows does that sum inside the product: "
-        f"`A.reshape({K * rows}, {inner}).T @ G.reshape({K * rows}, {cols})`, shape "
-        f"`{fmt_shape(flattened.shape)}`. The engine gets the same result from "
-        "`matmul_vjp_1`, which computes the batched products and lets `unbroadcast` sum them.",
+        text(
+            "Exercise {number}. A of shape {A} is multiplied by a shared W of shape {W}. Write W's "
+            "gradient as a single matmul of two matrices.",
+            number=given(4),
+            A=given(stack.shape),
+            W=given(shared.shape),
+        ),
+        text(
+            "The batch axis is broadcast onto W, so W's gradient sums $A_k^\\top G_k$ over $k$. "
+            "Stacking the batches as extra rows does that sum inside the product: "
+            "`A.reshape({stacked}, {inner}).T @ G.reshape({stacked}, {cols})`, shape {shape}. The "
+            "engine gets the same result from `matmul_vjp_1`, which computes the batched products "
+            "and lets `unbroadcast` sum them.",
+            stacked=given(K * rows),
+            inner=given(inner),
+            cols=given(cols),
+            shape=checked(flattened.shape, against=shared_gradient.shape),
+        ),
     )
 )

@@ -1,10 +1,7 @@
 """Where matrix products are differentiated in ad_core."""
 
-import re
-
 from ad_core.numpy import vjps, wrapper
-from bookkit import md_table, show_source, source_map
-from bookkit.source import source_line
+from bookkit import load_snippet_module, md_table, show_source, source_map
 
 print(
     source_map(
@@ -25,11 +22,7 @@ print(show_source(vjps.matmul_vjp_1))
 print()
 
 
-def line_of(obj, text: str) -> str:
-    """The file line inside `obj` whose code contains `text` (exactly one)."""
-    path, line, _ = source_line(obj, re.escape(text))
-    return f"`{path}` line {line}"
-
+where = load_snippet_module("snippets/broadcasting_jacobian/_source_lines.py")
 
 print(
     md_table(
@@ -37,19 +30,19 @@ print(
         [
             [
                 r"$\bar A = G B^\top$",
-                line_of(vjps.matmul_vjp_0, "contribution = anp.matmul(g, anp.swapaxes(B, -1, -2))"),
+                where.line_of(vjps.matmul_vjp_0, "contribution = anp.matmul(g, anp.swapaxes(B, -1, -2))"),
             ],
             [
                 r"$\bar B = A^\top G$",
-                line_of(vjps.matmul_vjp_1, "contribution = anp.matmul(anp.swapaxes(A, -1, -2), g)"),
+                where.line_of(vjps.matmul_vjp_1, "contribution = anp.matmul(anp.swapaxes(A, -1, -2), g)"),
             ],
             [
                 "a vector factor: the outer product",
-                line_of(vjps.matmul_vjp_0, "contribution = anp.expand_dims(g, -1) * B"),
+                where.line_of(vjps.matmul_vjp_0, "contribution = anp.expand_dims(g, -1) * B"),
             ],
             [
                 "a shared weight sums over the batch",
-                line_of(vjps.matmul_vjp_1, "return unbroadcast(contribution, B_meta)"),
+                where.line_of(vjps.matmul_vjp_1, "return unbroadcast(contribution, B_meta)"),
             ],
         ],
     )

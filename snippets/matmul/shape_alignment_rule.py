@@ -4,7 +4,9 @@ import itertools
 
 import numpy as np
 
-from bookkit import fmt_shape, md_table
+import ad_core.numpy as anp
+from ad_core import make_vjp
+from bookkit import checked, given, md_table, text
 
 
 def candidates(first: np.ndarray, second: np.ndarray, names: tuple[str, str]) -> list[tuple]:
@@ -22,25 +24,52 @@ def candidates(first: np.ndarray, second: np.ndarray, names: tuple[str, str]) ->
                 result = left @ right
             except ValueError:
                 result = None
-            options.append((label, left.shape, right.shape, result))
+            options.append((label, left, right, result))
     return options
 
 
-def alignment_table(first, second, names, target_shape, right_answer):
-    rows, fitting = [], []
-    for label, left_shape, right_shape, result in candidates(first, second, names):
+def shown_shape(v):
+    return f"`{tuple(v)}`"
+
+
+def alignment_table(first, second, names, target_shape, engine_gradient):
+    """One row per candidate; `engine_gradient` is the engine's VJP, the independent answer."""
+    rows, fitting, right_values = [], [], []
+    for label, left, right, result in candidates(first, second, names):
+        inner_sizes_differ = left.shape[1] != right.shape[0]
         if result is None:
-            verdict = "inner sizes differ: no product"
-        elif result.shape != target_shape:
-            verdict = f"gives `{fmt_shape(result.shape)}`: wrong shape"
-        else:
-            fitting.append(label)
-            correct = np.allclose(result, right_answer)
-            verdict = f"gives `{fmt_shape(result.shape)}`" + (
-                ": the gradient" if correct else ": shape fits, values wrong"
+            outcome = checked(
+                True, against=inner_sizes_differ, shown_as=lambda v: "inner sizes differ: no product"
             )
-        rows.append([f"`{label}`", f"`{fmt_shape(left_shape)}` @ `{fmt_shape(right_shape)}`", verdict])
-    return rows, fitting
+        else:
+            shape = checked(list(result.shape), against=[left.shape[0], right.shape[1]], shown_as=shown_shape)
+            if result.shape != target_shape:
+                outcome = text("gives {shape}: wrong shape", shape=shape)
+            else:
+                fitting.append(label)
+                correct = bool(np.allclose(result, engine_gradient, rtol=1e-12, atol=1e-12))
+                if correct:
+                    right_values.append(label)
+                outcome = text(
+                    "gives {shape}: {verdict}",
+                    shape=shape,
+                    verdict="the gradient" if correct else "shape fits, values wrong",
+                )
+        rows.append(
+            [
+                f"`{label}`",
+                text("{a} @ {b}", a=given(left.shape), b=given(right.shape)),
+                outcome,
+            ]
+        )
+    return rows, fitting, right_values
+
+
+def engine_gradients(h, W, dZ):
+    """dh and dW of Z = h @ W for the upstream gradient dZ, from the engine's VJPs."""
+    dh = make_vjp(lambda x: anp.matmul(x, W))(h)[0](dZ)
+    dW = make_vjp(lambda w: anp.matmul(h, w))(W)[0](dZ)
+    return dh, dW
 
 
 rng = np.random.default_rng(4)
@@ -51,16 +80,21 @@ W = rng.normal(size=(hidden, vocab))
 dZ = rng.normal(size=(batch, vocab))
 # --8<-- [end:distinct]
 
-rows_dh, fitting_dh = alignment_table(dZ, W, ("dZ", "W"), h.shape, dZ @ W.T)
-rows_dW, fitting_dW = alignment_table(h, dZ, ("h", "dZ"), W.shape, h.T @ dZ)
-assert fitting_dh == ["dZ @ Wᵀ"]
-assert fitting_dW == ["hᵀ @ dZ"]
+engine_dh, engine_dW = engine_gradients(h, W, dZ)
+rows_dh, fitting_dh, right_dh = alignment_table(dZ, W, ("dZ", "W"), h.shape, engine_dh)
+rows_dW, fitting_dW, right_dW = alignment_table(h, dZ, ("h", "dZ"), W.shape, engine_dW)
+assert fitting_dh == right_dh == ["dZ @ Wᵀ"]
+assert fitting_dW == right_dW == ["hᵀ @ dZ"]
 
-print(f"**`dh` must have h's shape `{fmt_shape(h.shape)}`**; the factors at hand are `dZ` and `W`:")
+print(
+    text("**`dh` must have h's shape {shape}**; the factors at hand are `dZ` and `W`:", shape=given(h.shape))
+)
 print()
 print(md_table(["candidate", "shapes", "outcome"], rows_dh))
 print()
-print(f"**`dW` must have W's shape `{fmt_shape(W.shape)}`**; the factors at hand are `h` and `dZ`:")
+print(
+    text("**`dW` must have W's shape {shape}**; the factors at hand are `h` and `dZ`:", shape=given(W.shape))
+)
 print()
 print(md_table(["candidate", "shapes", "outcome"], rows_dW))
 print()
@@ -68,12 +102,31 @@ print()
 # With all sizes equal the rule loses its power.
 size = 3
 h_sq, W_sq, dZ_sq = (rng.normal(size=(size, size)) for _ in range(3))
-_, fitting_square = alignment_table(dZ_sq, W_sq, ("dZ", "W"), h_sq.shape, dZ_sq @ W_sq.T)
-wrong_but_fitting = [label for label in fitting_square if label != "dZ @ Wᵀ"]
-assert len(fitting_square) == 8 and len(wrong_but_fitting) == 7
-print(
-    f"Of the {len(candidates(dZ, W, ('dZ', 'W')))} candidates exactly one fits each target when "
-    f"the sizes are {batch}, {hidden} and {vocab}. Make every size {size} and all "
-    f"{len(fitting_square)} candidates for `dh` have the right shape, {len(wrong_but_fitting)} of "
-    "them with wrong values. Test hand-written backward passes with distinct sizes."
+_, fitting_square, right_square = alignment_table(
+    dZ_sq, W_sq, ("dZ", "W"), h_sq.shape, engine_gradients(h_sq, W_sq, dZ_sq)[0]
 )
+wrong_but_fitting = [label for label in fitting_square if label not in right_square]
+number_of_candidates = len(candidates(dZ, W, ("dZ", "W")))
+formula_disagrees = sum(
+    not np.allclose(result, dZ_sq @ W_sq.T)
+    for _, _, _, result in candidates(dZ_sq, W_sq, ("dZ", "W"))
+    if result is not None and result.shape == h_sq.shape
+)
+print(
+    text(
+        "Of the {candidates} candidates exactly {one} fits each target when the sizes are {B}, {H} "
+        "and {V}. Make every size {size} and all {fit} candidates for `dh` have the right shape, "
+        "{wrong} of them with wrong values. Test hand-written backward passes with distinct sizes.",
+        candidates=given(number_of_candidates),
+        # Fitting candidates against candidates equal to the engine's gradient (which is one).
+        one=checked(len(fitting_dh), against=len(right_dh), shown_as=lambda v: "one" if v == 1 else str(v)),
+        B=given(batch),
+        H=given(hidden),
+        V=given(vocab),
+        size=given(size),
+        fit=checked(len(fitting_square), against=number_of_candidates),
+        # Counted a second way: fitting candidates that differ from the formula dZ @ Wᵀ.
+        wrong=checked(len(wrong_but_fitting), against=formula_disagrees),
+    )
+)
+assert len(right_dh) == 1 and len(right_square) == 1

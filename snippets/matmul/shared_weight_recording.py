@@ -5,7 +5,7 @@ import numpy as np
 import ad_core.numpy as anp
 from ad_core import make_vjp
 from ad_core.inspect import record
-from bookkit import assert_shape_then_close, events_table, fmt_shape
+from bookkit import assert_shape_then_close, checked, events_table, given, text
 
 K, B, H, V = 2, 3, 4, 5
 rng = np.random.default_rng(6)
@@ -25,17 +25,33 @@ assert_shape_then_close(shared_gradient, per_batch.sum(axis=0))
 
 stages = recording.of_kind("unbroadcast")
 assert [event.detail["stage"] for event in stages] == ["enter", "sum_leading", "return"]
-assert stages[0].shape == (K, H, V) and stages[-1].shape == (H, V)
+# What each stage must hold, from NumPy alone: the per-batch products, then their sum over k.
+expected = {
+    "enter": (per_batch, None),
+    "sum_leading": (per_batch.sum(axis=0), 0),
+    "return": (per_batch.sum(axis=0), None),
+}
 print(
     events_table(
         stages,
         ["step", "stage", "axis", "shape", "target_shape"],
+        checks={
+            "axis": lambda event: expected[event.detail["stage"]][1],
+            "shape": lambda event: expected[event.detail["stage"]][0].shape,
+            "target_shape": lambda event: shared.shape,
+        },
     )
 )
+for event in stages:
+    checked(event.value, against=expected[event.detail["stage"]][0], rtol=1e-12, atol=1e-12)
 print()
 print(
-    f"`matmul_vjp_1` first computes one product $A_k^\\top G_k$ per batch element, shape "
-    f"`{fmt_shape(per_batch.shape)}`; `unbroadcast` then sums the leading axis away because "
-    f"$W$ has shape `{fmt_shape(shared.shape)}`. The same function that reduces a broadcast bias "
-    "reduces a shared weight."
+    text(
+        "`matmul_vjp_1` first computes one product $A_k^\\top G_k$ per batch element, shape "
+        "{per_batch}; `unbroadcast` then sums the leading axis away because "
+        "$W$ has shape {shared}. The same function that reduces a broadcast bias "
+        "reduces a shared weight.",
+        per_batch=checked(stages[0].shape, against=(K, H, V)),
+        shared=given(shared.shape),
+    )
 )

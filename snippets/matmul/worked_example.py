@@ -4,7 +4,7 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import make_vjp
-from bookkit import assert_shape_then_close, fmt_number, latex_matrix, latex_number, md_table
+from bookkit import checked, fmt_number, given, latex_matrix, latex_number, md_table, text
 
 # --8<-- [start:inputs]
 h = np.array([[2.0, -1.0]])  # one example, two hidden units: shape (1, 2)
@@ -23,51 +23,80 @@ vjp_b2, _ = make_vjp(lambda b: output_layer(h, W2, b))(b2)
 dh, dW2, db2 = vjp_h(dZ), vjp_W2(dZ), vjp_b2(dZ)
 # --8<-- [end:inputs]
 
-# The numbers the example claims, checked against the engine.
-assert_shape_then_close(dh, np.array([[-0.25, 1.5]]))
-assert_shape_then_close(dW2, np.array([[1.0, -0.5], [-0.5, 0.25]]))
-assert_shape_then_close(db2, np.array([0.5, -0.25]))
-# And against the matrix formulas.
-assert_shape_then_close(dh, dZ @ W2.T)
-assert_shape_then_close(dW2, h.T @ dZ)
-assert_shape_then_close(db2, dZ.sum(axis=0))
+
+def signed(x: float):
+    """An input entry for LaTeX, in parentheses when negative."""
+    shown = latex_number(given(x))
+    return text("({x})", x=shown) if x < 0 else shown
 
 
-def signed(x: float) -> str:
-    text = latex_number(x)
-    return f"({text})" if x < 0 else text
+def value_cell(by_hand: float, engine: float):
+    # The scalar multiply-adds against the engine's entry: both are exact in binary here, but the
+    # tolerance is there for any other input.
+    return text("{v}", v=checked(engine, against=by_hand, atol=1e-15, shown_as=fmt_number))
 
 
 # Each entry as the scalar multiply-adds it stands for, printed from the same arrays.
 rows = []
+columns = range(W2.shape[1])
 for k in range(W2.shape[0]):
-    terms = [f"{signed(dZ[0, j])} \\cdot {signed(W2[k, j])}" for j in range(W2.shape[1])]
-    value = sum(dZ[0, j] * W2[k, j] for j in range(W2.shape[1]))
-    assert np.isclose(value, dh[0, k], rtol=0, atol=1e-15)
-    formula = " + ".join(f"\\bar Z_{{{j}}} W_{{2,{k}{j}}}" for j in range(W2.shape[1]))
-    rows.append([f"$\\bar h_{{{k}}}$", f"${formula}$", f"${' + '.join(terms)}$", fmt_number(value)])
+    value = sum(dZ[0, j] * W2[k, j] for j in columns)
+    # One template per cell, so that its words and LaTeX are vouched for as one piece of math.
+    formula = (
+        "$" + " + ".join("\\bar Z_{{{j" + str(j) + "}}} W_{{2,{k}{j" + str(j) + "}}}" for j in columns) + "$"
+    )
+    numbers = "$" + " + ".join("{a" + str(j) + "} \\cdot {b" + str(j) + "}" for j in columns) + "$"
+    rows.append(
+        [
+            text("$\\bar h_{{{k}}}$", k=given(k)),
+            text(formula, k=given(k), **{f"j{j}": given(j) for j in columns}),
+            text(
+                numbers,
+                **{f"a{j}": signed(dZ[0, j]) for j in columns},
+                **{f"b{j}": signed(W2[k, j]) for j in columns},
+            ),
+            value_cell(value, dh[0, k]),
+        ]
+    )
 for k in range(W2.shape[0]):
     for j in range(W2.shape[1]):
-        value = h[0, k] * dZ[0, j]
-        assert np.isclose(value, dW2[k, j], rtol=0, atol=1e-15)
         rows.append(
             [
-                f"$\\bar W_{{2,{k}{j}}}$",
-                f"$h_{{{k}}} \\bar Z_{{{j}}}$",
-                f"${signed(h[0, k])} \\cdot {signed(dZ[0, j])}$",
-                fmt_number(value),
+                text("$\\bar W_{{2,{k}{j}}}$", k=given(k), j=given(j)),
+                text("$h_{{{k}}} \\bar Z_{{{j}}}$", k=given(k), j=given(j)),
+                text("${a} \\cdot {b}$", a=signed(h[0, k]), b=signed(dZ[0, j])),
+                value_cell(h[0, k] * dZ[0, j], dW2[k, j]),
             ]
         )
 for j in range(W2.shape[1]):
-    rows.append([f"$\\bar b_{{2,{j}}}$", f"$\\bar Z_{{{j}}}$", f"${signed(dZ[0, j])}$", fmt_number(db2[j])])
+    rows.append(
+        [
+            text("$\\bar b_{{2,{j}}}$", j=given(j)),
+            text("$\\bar Z_{{{j}}}$", j=given(j)),
+            text("${a}$", a=signed(dZ[0, j])),
+            value_cell(dZ[0, j], db2[j]),
+        ]
+    )
 
-print(f"$$\nh = {latex_matrix(h)},\\quad W_2 = {latex_matrix(W2)},\\quad \\bar Z = {latex_matrix(dZ)}\n$$")
+print(
+    text(
+        "$$\nh = {h},\\quad W_2 = {W2},\\quad \\bar Z = {dZ}\n$$",
+        h=latex_matrix(given(h)),
+        W2=latex_matrix(given(W2)),
+        dZ=latex_matrix(given(dZ)),
+    )
+)
 print()
 print(md_table(["entry", "formula", "numbers", "value"], rows, align=["left", "left", "left", "right"]))
 print()
 print(
-    f"$$\n\\bar h = {latex_matrix(dh)},\\quad \\bar W_2 = {latex_matrix(dW2)},\\quad "
-    f"\\bar b_2 = {latex_matrix(db2, vector='row')}\n$$"
+    text(
+        "$$\n\\bar h = {dh},\\quad \\bar W_2 = {dW2},\\quad \\bar b_2 = {db2}\n$$",
+        # The engine's arrays against the matrix formulas, computed by NumPy.
+        dh=latex_matrix(checked(dh, against=dZ @ W2.T)),
+        dW2=latex_matrix(checked(dW2, against=h.T @ dZ)),
+        db2=latex_matrix(checked(db2, against=dZ.sum(axis=0)), vector="row"),
+    )
 )
 print()
 print(

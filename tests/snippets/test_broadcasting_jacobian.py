@@ -1,13 +1,18 @@
 """The built chapter "The Jacobian of broadcasting" shows what the engine and NumPy compute.
 
 Expected values are computed here, independently of the snippets where possible (NumPy formulas,
-HIPS/autograd as a reference implementation), and formatted with the same `bookkit` functions the
+HIPS/autograd 1.9.1 as a second engine), and formatted with the same `bookkit` functions the
 snippets use. Inputs (sizes, seeded data) are read from the snippet modules, never pasted.
+
+The page's sentences about PyTorch 2.13 are demonstrated at the end of this file with the real
+library: where its broadcast reduction lives, what a custom `torch.autograd.Function` gets, which
+shape slips raise, and what `torch.distributed.all_reduce` does by default.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import autograd
 import autograd.numpy as agnp
@@ -142,7 +147,7 @@ def test_double_reduction_is_off_by_the_world_size(text: str) -> None:
 def test_two_sided_broadcast_table(text: str) -> None:
     module = snippet("two_sided_broadcasting.py")
     m, n = module.m, module.n
-    assert (m, n) == (5, 4), "the brief asks for the seed's sizes"
+    assert m != n, "distinct sizes keep the two reductions apart"
     w = module.weights
     grad_b = autograd.grad(lambda b: agnp.sum(w * (module.x + b + module.column_bias)))(module.row_bias)
     grad_r = autograd.grad(lambda r: agnp.sum(w * (module.x + module.row_bias + r)))(module.column_bias)
@@ -180,3 +185,117 @@ def test_attention_mask_and_rope_rows(text: str) -> None:
         "yes",
         fmt_shape(cos_gradient.shape),
     )
+
+
+# --- PyTorch 2.13, as the page describes it ------------------------------------------------------
+
+torch = pytest.importorskip("torch")
+
+
+def _custom_add(bias_gradient):
+    """A custom `torch.autograd.Function` computing `x + b` whose backward returns, for `b`,
+    whatever `bias_gradient(g)` makes of the upstream gradient."""
+
+    class CustomAdd(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, b):
+            return x + b
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, bias_gradient(g)
+
+    return CustomAdd
+
+
+def test_pytorch_is_2_13() -> None:
+    assert torch.__version__.split("+")[0].startswith("2.13"), "the page names PyTorch 2.13"
+
+
+def test_pytorch_reduces_in_the_engine_not_in_the_operator() -> None:
+    x = torch.randn(4, 3, dtype=torch.float64, requires_grad=True)
+    b = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    for y, name in [(x + b, "AddBackward0"), (x * b, "MulBackward0")]:
+        assert type(y.grad_fn).__name__ == name
+        # Called directly, the operator's backward hands b an unreduced (4, 3) gradient ...
+        _, for_b = y.grad_fn(torch.ones(4, 3, dtype=torch.float64))
+        assert tuple(for_b.shape) == (4, 3)
+    # ... and the engine delivers the reduced (3,) one.
+    (grad_b,) = torch.autograd.grad((x * b).sum(), b)
+    assert tuple(grad_b.shape) == (3,)
+    torch.testing.assert_close(grad_b, x.detach().sum(dim=0))
+
+
+@pytest.mark.parametrize("bias_shape", [(3,), (1, 3)])
+def test_pytorch_custom_function_gets_the_reduction(bias_shape) -> None:
+    """The page: a custom Function's backward may return the unreduced (m, n) gradient."""
+    x = torch.randn(4, 3, dtype=torch.float64, requires_grad=True)
+    b = torch.randn(*bias_shape, dtype=torch.float64, requires_grad=True)
+    weights = torch.randn(4, 3, dtype=torch.float64)
+    (_custom_add(lambda g: g).apply(x, b) * weights).sum().backward()
+    assert tuple(b.grad.shape) == bias_shape
+    torch.testing.assert_close(b.grad, weights.sum(dim=0).reshape(bias_shape))
+
+
+def test_pytorch_raises_on_a_gradient_the_input_cannot_expand_to() -> None:
+    """The page: an (n,) gradient for a (1, n) input raises in validate_outputs."""
+    x = torch.randn(4, 3, requires_grad=True)
+    row = torch.randn(1, 3, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"returned an invalid gradient at index 1"):
+        _custom_add(lambda g: g.sum(dim=0)).apply(x, row).sum().backward()
+    assert row.grad is None, "raised before anything was accumulated"
+    parameter = torch.nn.Parameter(torch.zeros(1, 3))
+    with pytest.raises(RuntimeError, match="assign a gradient of size"):
+        parameter.grad = torch.ones(3)
+
+
+def test_pytorch_all_reduce_sums_unless_told_otherwise(tmp_path) -> None:
+    """The page: torch.distributed.all_reduce sums by default; ReduceOp.AVG exists."""
+    import inspect
+
+    import torch.distributed as dist
+    import torch.multiprocessing as mp
+
+    assert inspect.signature(dist.all_reduce).parameters["op"].default == dist.ReduceOp.SUM
+    assert hasattr(dist.ReduceOp, "AVG")
+    results = tmp_path / "results"
+    results.mkdir()
+    mp.spawn(_all_reduce_rank, args=(2, str(tmp_path)), nprocs=2, join=True)
+    reduced = [float((results / f"{rank}.txt").read_text()) for rank in range(2)]
+    assert reduced == [1.0 + 2.0, 1.0 + 2.0], "every rank holds the sum of the ranks' values"
+
+
+def _all_reduce_rank(rank: int, world_size: int, folder: str) -> None:
+    import torch.distributed as dist
+
+    dist.init_process_group(
+        "gloo", init_method=f"file://{folder}/rendezvous", rank=rank, world_size=world_size
+    )
+    value = torch.tensor([float(rank + 1)])
+    dist.all_reduce(value)  # the default op
+    (Path(folder) / "results" / f"{rank}.txt").write_text(repr(value.item()))
+    dist.destroy_process_group()
+
+
+def test_binary_rules_reduce_through_unbroadcast() -> None:
+    """The page: every binary arithmetic rule reduces with unbroadcast_f, the second arguments of
+    subtract and divide with reduce_then."""
+    from ad_core.numpy import vjps
+    from bookkit.source import rule_registrations
+
+    names = ["anp.add", "anp.subtract", "anp.multiply", "anp.true_divide", "anp.power"]
+    for rule in rule_registrations(vjps, names):
+        per_argument = rule.text.split("lambda ans")[1:]
+        assert len(per_argument) == 2, rule.text
+        for argnum, body in enumerate(per_argument):
+            second_of_inverse = argnum == 1 and rule.primitive in ("anp.subtract", "anp.true_divide")
+            assert ("reduce_then(" if second_of_inverse else "unbroadcast_f(") in body, (rule.primitive, body)
+
+
+def test_part_three_model_stores_batchnorm_parameters_as_rows() -> None:
+    """The page: the batch-norm gain and bias of Part III's model are (1, n) rows."""
+    from bookkit.mlp_by_hand import worked_example
+
+    params = worked_example().params
+    for name in ("bngain", "bnbias"):
+        assert params[name].ndim == 2 and params[name].shape[0] == 1, name

@@ -1,6 +1,6 @@
 """The built chapter "Copies and gathers" shows what the engine and NumPy compute.
 
-Expected values are computed here with NumPy and HIPS/autograd (a reference only), from the
+Expected values are computed here with NumPy and HIPS/autograd 1.9.1 (a second engine), from the
 inputs the snippet modules define, and formatted with the snippets' own `bookkit` functions.
 """
 
@@ -11,6 +11,7 @@ import re
 import autograd
 import autograd.numpy as agnp
 import numpy as np
+import pytest
 
 from bookkit import fmt_array, fmt_shape, latex_matrix, load_snippet_module
 from bookkit.testing import assert_table_row
@@ -105,3 +106,33 @@ def test_embedding_rows_match_a_reference(text: str) -> None:
 
 def test_engine_walkthrough_lists_untake(text: str) -> None:
     assert "np.add.at(result, index, g)" in text or "_np.add.at(result, index, g)" in text
+
+
+def test_pytorch_expand_is_a_view_and_repeat_a_copy() -> None:
+    """The page: in PyTorch 2.13 `Tensor.expand` returns a view with no copying, `Tensor.repeat`
+    copies memory, and both give the same gradient."""
+    torch = pytest.importorskip("torch")
+    assert torch.__version__.split("+")[0].startswith("2.13")
+    module = snippet("expand_vs_repeat.py")
+    m, n = module.m, module.n
+    weights = torch.tensor(module.weights)
+
+    def gradient_and_copy(make):
+        bias = torch.tensor(module.bias, requires_grad=True)
+        copy = make(bias)
+        (weights * copy).sum().backward()
+        return bias, copy
+
+    bias, expanded = gradient_and_copy(lambda b: b.expand(m, n))
+    assert expanded.stride() == (0, 1)
+    assert expanded.untyped_storage().data_ptr() == bias.untyped_storage().data_ptr()  # same memory
+    assert expanded.untyped_storage().nbytes() == n * bias.element_size()
+    expand_gradient = bias.grad
+
+    bias, repeated = gradient_and_copy(lambda b: b.repeat(m, 1))
+    assert repeated.stride() == (n, 1)
+    assert repeated.untyped_storage().data_ptr() != bias.untyped_storage().data_ptr()
+    assert repeated.untyped_storage().nbytes() == m * n * bias.element_size()
+
+    torch.testing.assert_close(expand_gradient, bias.grad)
+    torch.testing.assert_close(bias.grad, weights.sum(dim=0))

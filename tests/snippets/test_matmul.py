@@ -1,7 +1,7 @@
 """The built chapter "Matrix multiplication" shows what the engine computes.
 
-The worked example is recomputed here from its inputs with NumPy and with HIPS/autograd (and
-PyTorch when it is installed) as references; table entries are recomputed from the snippet
+The worked example is recomputed here from its inputs with NumPy and with HIPS/autograd 1.9.1 (and
+PyTorch 2.13 when it is installed) as references; table entries are recomputed from the snippet
 modules' inputs. Nothing is pasted from the page.
 """
 
@@ -121,3 +121,47 @@ def test_shared_weight_is_summed_by_unbroadcast(text: str) -> None:
     )
     assert re.search(pattern, text)
     assert re.search(rf"\|\s*enter\s*\|\s*—\s*\|\s*{re.escape(fmt_shape((K, H, V)))}", text)
+
+
+def test_pytorch_linear_layout_and_gradients() -> None:
+    """Exercise 1: PyTorch 2.13's `torch.nn.Linear` stores W as (out, in), computes x Wᵀ + b, and
+    its autograd gives dx = G W, dW = Gᵀ x, db = Σ G, the answers the page derives."""
+    torch = pytest.importorskip("torch")
+    assert torch.__version__.split("+")[0].startswith("2.13")
+    module = snippet("matmul_exercises.py")
+    layer = torch.nn.Linear(module.n_in, module.n_out, dtype=torch.float64)
+    assert tuple(layer.weight.shape) == (module.n_out, module.n_in)
+    with torch.no_grad():
+        layer.weight.copy_(torch.tensor(module.W))
+        layer.bias.copy_(torch.tensor(module.b))
+    x = torch.tensor(module.x, requires_grad=True)
+    y = layer(x)
+    torch.testing.assert_close(y.detach(), x.detach() @ layer.weight.detach().T + layer.bias.detach())
+    y.backward(torch.tensor(module.G))
+    G, W = module.G, module.W
+    np.testing.assert_allclose(x.grad.numpy(), G @ W, rtol=1e-12)
+    np.testing.assert_allclose(layer.weight.grad.numpy(), G.T @ module.x, rtol=1e-12)
+    np.testing.assert_allclose(layer.bias.grad.numpy(), G.sum(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(module.dx, G @ W, rtol=1e-12)
+
+
+def test_grad_einsum_builds_the_subscripts_the_page_names(monkeypatch) -> None:
+    """The einsum note: the cotangent of A in einsum('bh,hv->bv', A, W) is einsum('bv,hv->bh', G, W)."""
+    import ad_core.numpy as anp
+    from ad_core import make_vjp
+    from ad_core.numpy import vjps
+
+    specs = []
+    original = vjps.anp.einsum
+
+    def recording_einsum(spec, *operands, **kwargs):
+        specs.append(spec)
+        return original(spec, *operands, **kwargs)
+
+    rng = np.random.default_rng(0)
+    A, W = rng.normal(size=(3, 4)), rng.normal(size=(4, 5))
+    vjp, _ = make_vjp(lambda a: anp.einsum("bh,hv->bv", a, W))(A)
+    monkeypatch.setattr(vjps.anp, "einsum", recording_einsum)
+    gradient = vjp(np.ones((3, 5)))
+    assert specs == ["bv,hv->bh"]
+    np.testing.assert_allclose(gradient, np.ones((3, 5)) @ W.T)
