@@ -150,8 +150,10 @@ def events_table(
 
 
 def _states_a_value(value: Any) -> bool:
-    if value is None or isinstance(value, str):
+    if value is None:
         return False
+    if isinstance(value, str):
+        return bool(claims.claims_in(value)) or claims.is_flag_cell(value)
     if isinstance(value, tuple | list):
         return any(_states_a_value(item) for item in value) or (
             bool(value) and all(isinstance(item, int | np.integer) for item in value)

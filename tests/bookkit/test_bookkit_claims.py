@@ -165,6 +165,8 @@ def test_events_table_needs_a_check_for_a_value_column(enforced: None) -> None:
         events_table(visits, ["step", "node", "value"])
     with pytest.raises(AssertionError):
         events_table(visits, ["step", "node", "value"], checks={"value": lambda event: 0.0})
+    with pytest.raises(UncheckedClaim, match="'note'"):
+        events_table(visits, ["step", ("note", lambda event: "holds 0.5")])
 
 
 # --- the two places that guard print -----------------------------------------------------------
