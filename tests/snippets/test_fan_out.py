@@ -56,3 +56,23 @@ def test_hidden_fan_out_gradients(text: str) -> None:
     for label, expected in cases.items():
         line = next(line for line in text.splitlines() if line.startswith(f"| {label} |"))
         assert line.endswith(f"| 2 | 2 | {shown(expected)}"), line
+
+
+def test_where_it_lives_names_the_functions_that_add(text: str) -> None:
+    """Issue #13: the source map listed five functions under "three places add contributions",
+    two of which (`toposort`, `unbroadcast_f`) add nothing, and left out `add_cotangents`."""
+    import importlib
+    import inspect
+
+    from bookkit.testing import table_rows
+
+    rows = [row for row in table_rows(text) if len(row) == 7 and row[0].startswith("ad_core/")]
+    symbols = [(row[0], row[1]) for row in rows]
+    assert ("ad_core/core.py", "add_cotangents") in symbols, symbols
+    adds = ("add_cotangents(", "x + y", "anp.sum(", "add.at(")
+    for path, symbol in symbols:
+        module = importlib.import_module(path.removesuffix(".py").replace("/", "."))
+        source = inspect.getsource(getattr(module, symbol))
+        assert any(operation in source for operation in adds), f"{symbol} adds nothing"
+    assert "no separate function" not in text.lower()
+    assert "three places in the engine add" not in text.lower()
