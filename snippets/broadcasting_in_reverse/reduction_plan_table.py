@@ -1,5 +1,7 @@
 """Which axes unbroadcast sums for each target shape, read from the engine's recorded stages."""
 
+import itertools
+
 import numpy as np
 
 import ad_core.numpy as anp
@@ -14,6 +16,7 @@ rng = np.random.default_rng(7)
 # (data shape, bias shape): every bias shape NumPy can broadcast against the data.
 cases = [
     ((2, 3), ()),
+    ((2, 3), (1,)),
     ((2, 3), (3,)),
     ((2, 3), (1, 3)),
     ((2, 3), (2, 1)),
@@ -22,6 +25,15 @@ cases = [
     ((4, 2, 3), (1, 3)),
     ((4, 2, 3), (2, 1)),
 ]
+
+# "Every bias shape": the shapes of at most two axes that broadcast against (2, 3) without
+# changing the output's shape, enumerated, are exactly the ones above.
+every = {
+    shape
+    for ndim in range(3)
+    for shape in itertools.product(*[(1, size) for size in (2, 3)[2 - ndim :]])
+}
+assert every == {bias for data, bias in cases if data == (2, 3)}, every
 
 rows = []
 for data_shape, bias_shape in cases:

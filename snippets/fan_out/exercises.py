@@ -150,7 +150,7 @@ print(
         text(
             "{counts}\n\nEach lookup sends a row of ones back to the row it read, and they add up, so "
             "every row of the gradient counts how often that row was looked up: {lookups}. The "
-            "indexing rule scatters with `np.add.at`, which adds at repeated indices (plain "
+            "indexing rule scatters with `np.add.at`, which adds at repeated indices (NumPy's plain "
             "`g[tokens] += ...` would not). See [Copies and gathers](../part2/copies-and-gathers.md).",
             counts=checked(
                 counts,

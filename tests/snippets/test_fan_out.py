@@ -76,3 +76,16 @@ def test_where_it_lives_names_the_functions_that_add(text: str) -> None:
         assert any(operation in source for operation in adds), f"{symbol} adds nothing"
     assert "no separate function" not in text.lower()
     assert "three places in the engine add" not in text.lower()
+
+
+def test_numpy_fancy_index_add_does_not_accumulate(text: str) -> None:
+    """Exercise 4 says NumPy's plain `g[tokens] += ...` would not add at repeated indices, and
+    `np.add.at` does (NumPy 2.x)."""
+    assert np.__version__.startswith("2.")
+    tokens = np.array([0, 2, 0])
+    buffered, unbuffered = np.zeros(4), np.zeros(4)
+    buffered[tokens] += 1.0
+    np.add.at(unbuffered, tokens, 1.0)
+    assert buffered.tolist() == [1.0, 0.0, 1.0, 0.0]
+    assert unbuffered.tolist() == [2.0, 0.0, 1.0, 0.0]
+    assert "NumPy's plain g[tokens] += ... would not" in " ".join(text.split())
