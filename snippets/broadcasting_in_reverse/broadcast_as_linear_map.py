@@ -4,7 +4,7 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad, jacobian
-from bookkit import assert_shape_then_close, fmt_shape, latex_matrix, load_snippet_module
+from bookkit import assert_shape_then_close, checked, given, latex_matrix, load_snippet_module, text
 
 helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
 
@@ -18,59 +18,65 @@ B_vector = jacobian(lambda b: matrix + b)(b_vector).reshape(6, 3)
 # --8<-- [end:matrices]
 
 # The same matrices written down directly: a column of ones, and two stacked identities.
-assert_shape_then_close(B_scalar, np.ones((3, 1)))
-assert_shape_then_close(B_vector, np.kron(np.ones((2, 1)), np.eye(3)))
-
+column_of_ones = np.ones((3, 1))
+stacked_identities = np.kron(np.ones((2, 1)), np.eye(3))
 # Multiplying by B copies: it reproduces NumPy's broadcast of b.
-copies_of_scalar = B_scalar @ np.reshape(b_scalar, (1,))
-copies_of_vector = (B_vector @ b_vector).reshape(matrix.shape)
-assert_shape_then_close(copies_of_scalar, np.broadcast_to(b_scalar, x.shape))
-assert_shape_then_close(copies_of_vector, np.broadcast_to(b_vector, matrix.shape))
+assert_shape_then_close(B_scalar @ np.reshape(b_scalar, (1,)), np.broadcast_to(b_scalar, x.shape))
+assert_shape_then_close((B_vector @ b_vector).reshape(matrix.shape), np.broadcast_to(b_vector, matrix.shape))
 
 # B^T applied to the cotangent of L = sum(y) (all ones) must match the engine's gradient.
 ones_y = np.ones(x.shape)
 ones_Y = np.ones(matrix.shape)
 scalar_from_transpose = (B_scalar.T @ ones_y).reshape(())
 vector_from_transpose = B_vector.T @ ones_Y.ravel()
-assert_shape_then_close(scalar_from_transpose, np.asarray(grad(lambda b: anp.sum(x + b))(b_scalar)))
-assert_shape_then_close(vector_from_transpose, grad(lambda b: anp.sum(matrix + b))(b_vector))
+engine_scalar = np.asarray(grad(lambda b: anp.sum(x + b))(b_scalar))
+engine_vector = grad(lambda b: anp.sum(matrix + b))(b_vector)
 
-print(
-    f"**Scalar bias**, `{fmt_shape(())}` → `{fmt_shape(x.shape)}`: "
-    f"$B$ has shape `{fmt_shape(B_scalar.shape)}` and $B^\\top$ adds the "
-    f"{x.size} entries of $\\bar y$."
-)
+
+def shape_of(array, expected):
+    return helpers.shape_cell(array.shape, expected)
+
+
+print(text(
+    "**Scalar bias**, {b_shape} → {x_shape}: $B$ has shape {B_shape} and $B^\\top$ adds the "
+    "{n} entries of $\\bar y$.",
+    b_shape=helpers.given_shape(np.shape(b_scalar)),
+    x_shape=helpers.given_shape(x.shape),
+    B_shape=shape_of(B_scalar, (x.size, 1)),
+    n=given(x.size),
+))
 print()
-print("$$")
-print(
-    f"B = {latex_matrix(B_scalar)},\\qquad "
-    f"B^\\top \\bar y = {latex_matrix(B_scalar.T)} {latex_matrix(ones_y.reshape(3, 1))} "
-    f"= {latex_matrix(scalar_from_transpose)}"
-)
-print("$$")
+print(text(
+    "$$\nB = {B},\\qquad B^\\top \\bar y = {BT} {ones} = {result}\n$$",
+    B=latex_matrix(checked(B_scalar, against=column_of_ones)),
+    BT=latex_matrix(checked(B_scalar.T, against=column_of_ones.T)),
+    ones=latex_matrix(given(ones_y.reshape(3, 1))),
+    result=latex_matrix(checked(scalar_from_transpose, against=engine_scalar)),
+))
 print()
-print(
-    f"**Vector bias**, `{fmt_shape(b_vector.shape)}` → `{fmt_shape(matrix.shape)}`: "
-    f"$B$ has shape `{fmt_shape(B_vector.shape)}`, two identity blocks stacked; $B^\\top$ has "
-    f"shape `{fmt_shape(B_vector.T.shape)}` and adds row 0 of $\\bar Y$ to row 1."
-)
+print(text(
+    "**Vector bias**, {b_shape} → {m_shape}: $B$ has shape {B_shape}, two identity blocks "
+    "stacked; $B^\\top$ has shape {BT_shape} and adds the first row of $\\bar Y$ to the "
+    "second.",
+    b_shape=helpers.given_shape(b_vector.shape),
+    m_shape=helpers.given_shape(matrix.shape),
+    B_shape=shape_of(B_vector, (matrix.size, b_vector.size)),
+    BT_shape=shape_of(B_vector.T, (b_vector.size, matrix.size)),
+))
 print()
-print("$$")
-print(
-    f"B = {latex_matrix(B_vector)},\\qquad "
-    f"B^\\top = {latex_matrix(B_vector.T)}"
-)
-print("$$")
+print(text(
+    "$$\nB = {B},\\qquad B^\\top = {BT}\n$$",
+    B=latex_matrix(checked(B_vector, against=stacked_identities)),
+    BT=latex_matrix(checked(B_vector.T, against=stacked_identities.T)),
+))
 print()
-print("$$")
-print(
-    f"B^\\top \\operatorname{{vec}}(\\bar Y) = "
-    f"B^\\top {latex_matrix(ones_Y.ravel().reshape(-1, 1))} "
-    f"= {latex_matrix(vector_from_transpose.reshape(-1, 1))}"
-)
-print("$$")
+print(text(
+    "$$\nB^\\top \\operatorname{{vec}}(\\bar Y) = B^\\top {ones} = {result}\n$$",
+    ones=latex_matrix(given(ones_Y.ravel().reshape(-1, 1))),
+    result=latex_matrix(checked(vector_from_transpose.reshape(-1, 1), against=engine_vector.reshape(-1, 1))),
+))
 print()
 print(
     "Both transposed products equal the gradients the engine returns for $L = \\sum y$ "
-    "(asserted at build time, shape first)."
+    "(checked at build time, shape first)."
 )

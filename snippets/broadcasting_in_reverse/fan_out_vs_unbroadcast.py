@@ -5,7 +5,7 @@ import numpy as np
 import ad_core.numpy as anp
 from ad_core import grad
 from ad_core.inspect import record
-from bookkit import assert_shape_then_close, events_table, load_snippet_module, md_table
+from bookkit import central_differences, checked, events_table, load_snippet_module, md_table
 
 helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
 matrix, b = helpers.MATRIX, helpers.VECTOR_BIAS
@@ -24,21 +24,23 @@ def used_twice(b):
 # --8<-- [end:versions]
 
 
+# How many of each the chapter predicts: broadcasting once means one leading sum inside add's
+# rule and one edge into b; writing the copy out means no broadcast and one edge per row.
+predicted = {"`broadcast_once`": (1, 1), "`used_twice`": (0, matrix.shape[0])}
+fd = central_differences(lambda b: np.sum(matrix + b), b)
 rows = []
-gradients = {}
 for name, loss in [("`broadcast_once`", broadcast_once), ("`used_twice`", used_twice)]:
     with record() as recording:
-        gradients[name] = grad(loss)(b)
+        gradient = grad(loss)(b)
     sums = [e for e in helpers.unbroadcast_events(recording.events)
             if e.detail["stage"] in ("sum_leading", "sum_keepdims")]
     arrivals = [e for e in recording.of_kind("accumulate") if e.node == ROOT]
-    rows.append([name, str(len(sums)), str(len(arrivals)), helpers.value_cell(gradients[name]),
-                 helpers.shape_cell(np.shape(gradients[name]))])
+    rows.append([name, checked(len(sums), against=predicted[name][0]),
+                 checked(len(arrivals), against=predicted[name][1]),
+                 helpers.value_cell(gradient, fd, rtol=1e-8),
+                 helpers.shape_cell(np.shape(gradient), b.shape)])
     if loss is used_twice:
         twice_arrivals = arrivals
-
-assert_shape_then_close(gradients["`broadcast_once`"], gradients["`used_twice`"])
-assert [int(r[1]) for r in rows] == [1, 0] and [int(r[2]) for r in rows] == [1, 2]
 
 print(md_table(
     ["loss", "sums inside `unbroadcast`", "contributions added into `b`", "`dL/db`", "shape"],
@@ -47,4 +49,14 @@ print(md_table(
 print()
 print("The two arrivals into `b` in `used_twice`, as `backward_pass` recorded them:")
 print()
-print(events_table(twice_arrivals, ["step", "count", "before", "contribution", "value"]))
+ones = np.ones(b.shape)  # each row's add hands its cotangent of ones straight to b
+print(events_table(
+    twice_arrivals,
+    ["step", "count", "before", "contribution", "value"],
+    checks={
+        "count": lambda e: twice_arrivals.index(e) + 1,
+        "before": lambda e: None if twice_arrivals.index(e) == 0 else ones * twice_arrivals.index(e),
+        "contribution": lambda e: ones,
+        "value": lambda e: ones * (twice_arrivals.index(e) + 1),
+    },
+))

@@ -3,16 +3,16 @@
 import numpy as np
 
 from ad_core.numpy.wrapper import metadata
-from bookkit import load_snippet_module, md_table
+from bookkit import checked, load_snippet_module, md_table, text
 
 helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
 
 targets = {
-    "scalar bias `2.0`": helpers.SCALAR_BIAS,
-    "vector bias `[10, 20, 30]`": helpers.VECTOR_BIAS,
-    "row bias `[[10, 20, 30]]`": helpers.ROW_BIAS,
-    "column bias `[[100], [200]]`": helpers.COLUMN_BIAS,
-    "complex vector `[1+2j, 3-1j]`": np.array([1 + 2j, 3 - 1j]),
+    "scalar bias": helpers.SCALAR_BIAS,
+    "vector bias": helpers.VECTOR_BIAS,
+    "row bias": helpers.ROW_BIAS,
+    "column bias": helpers.COLUMN_BIAS,
+    "complex vector": np.array([1 + 2j, 3 - 1j]),
 }
 
 rows = []
@@ -20,9 +20,14 @@ for name, target in targets.items():
     # --8<-- [start:metadata]
     shape, ndim, dtype, iscomplex = metadata(target)
     # --8<-- [end:metadata]
-    assert shape == np.shape(target) and ndim == np.ndim(target)
-    assert dtype == np.result_type(target) and iscomplex == np.iscomplexobj(target)
-    rows.append([name, helpers.shape_cell(shape), str(ndim), f"`{dtype}`", f"`{iscomplex}`"])
+    # Each field against NumPy's own description of the value.
+    rows.append([
+        text("{name} {value}", name=name, value=helpers.given_value(target)),
+        helpers.shape_cell(shape, np.shape(target)),
+        checked(ndim, against=np.ndim(target)),
+        checked(str(dtype), against=str(np.asarray(target).dtype), shown_as=helpers.code),
+        checked(iscomplex, against=bool(np.iscomplexobj(target)), shown_as=helpers.code),
+    ])
 
 print(md_table(["target", "`shape`", "`ndim`", "`dtype`", "`iscomplex`"], rows))
 print()

@@ -1,11 +1,13 @@
 """Which axes unbroadcast sums for each target shape, read from the engine's recorded stages."""
 
+import itertools
+
 import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
 from ad_core.inspect import record
-from bookkit import assert_shape_then_close, fmt_shape, load_snippet_module, md_table
+from bookkit import checked, given, load_snippet_module, md_table, text
 from bookkit.checks import central_differences
 
 helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
@@ -14,6 +16,7 @@ rng = np.random.default_rng(7)
 # (data shape, bias shape): every bias shape NumPy can broadcast against the data.
 cases = [
     ((2, 3), ()),
+    ((2, 3), (1,)),
     ((2, 3), (3,)),
     ((2, 3), (1, 3)),
     ((2, 3), (2, 1)),
@@ -22,6 +25,15 @@ cases = [
     ((4, 2, 3), (1, 3)),
     ((4, 2, 3), (2, 1)),
 ]
+
+# "Every bias shape": the shapes of at most two axes that broadcast against (2, 3) without
+# changing the output's shape, enumerated, are exactly the ones above.
+every = {
+    shape
+    for ndim in range(3)
+    for shape in itertools.product(*[(1, size) for size in (2, 3)[2 - ndim :]])
+}
+assert every == {bias for data, bias in cases if data == (2, 3)}, every
 
 rows = []
 for data_shape, bias_shape in cases:
@@ -32,33 +44,51 @@ for data_shape, bias_shape in cases:
     stages = helpers.unbroadcast_events(recording.events)
     leading = [e.detail["axis"] for e in stages if e.detail["stage"] == "sum_leading"]
     keepdims = [e.detail["axis"] for e in stages if e.detail["stage"] == "sum_keepdims"]
-    # What the recorder saw must match the rule stated in the text: one leading sum per missing
-    # axis, one keepdims sum per size-1 axis of the target.
-    assert len(leading) == len(data_shape) - len(bias_shape)
-    assert keepdims == [axis for axis, size in enumerate(bias_shape) if size == 1]
-    copies = int(np.prod(data_shape)) // int(np.prod(bias_shape, dtype=int))
-    assert_shape_then_close(np.asarray(gradient), np.full(bias_shape, float(copies)))
+    # The rule stated in the text: one leading sum (of the first axis) per missing axis, one
+    # keepdims sum per size-1 axis of the target that the data stretched.
+    missing = len(data_shape) - len(bias_shape)
+    stretched = [
+        axis for axis, size in enumerate(bias_shape) if size == 1 and data_shape[missing + axis] != 1
+    ]
+    # Uses of each entry, counted another way: broadcast the positions of b and count them.
+    positions = np.broadcast_to(np.arange(int(np.prod(bias_shape))).reshape(bias_shape), data_shape)
+    uses = np.bincount(positions.ravel())
+    assert np.all(uses == uses[0])
     fd = central_differences(lambda b, data=data: np.sum(data + b), bias)
-    assert_shape_then_close(np.asarray(gradient), fd, rtol=1e-8)
-    rows.append([
-        helpers.shape_cell(bias_shape),
-        helpers.shape_cell(data_shape),
-        ", ".join(map(str, leading)) or "none",
-        ", ".join(map(str, keepdims)) or "none",
-        helpers.value_cell(gradient),
-        helpers.shape_cell(np.shape(gradient)),
-        str(copies),
-    ])
+    rows.append(
+        [
+            helpers.given_shape(bias_shape),
+            helpers.shape_cell(np.broadcast_shapes(data_shape, bias_shape), data_shape),
+            helpers.axes_cell(leading, [0] * missing),
+            helpers.axes_cell(keepdims, stretched),
+            helpers.value_cell(gradient, fd, rtol=1e-8),
+            helpers.shape_cell(np.shape(gradient), bias_shape),
+            checked(int(np.prod(data_shape)) // int(np.prod(bias_shape, dtype=int)), against=int(uses[0])),
+        ]
+    )
 
-print(md_table(
-    ["`b.shape`", "output shape", "leading sums (axis)", "keepdims sums (axis)",
-     "`dL/db` for `L = sum(data + b)`", "its shape", "uses of each entry"],
-    rows,
-))
+print(
+    md_table(
+        [
+            "`b.shape`",
+            "output shape",
+            "leading sums (axis)",
+            "keepdims sums (axis)",
+            "`dL/db` for `L = sum(data + b)`",
+            "its shape",
+            "uses of each entry",
+        ],
+        rows,
+    )
+)
 print()
 print(
-    f"All {len(cases)} gradients have the shape of `b`, and each entry equals the number of "
-    "output positions that entry reached, checked against finite differences. The "
-    f"`{fmt_shape((1, 3))}` bias on `{fmt_shape((4, 2, 3))}` data needs both stages: one "
-    "leading sum, then a keepdims sum."
+    text(
+        "All {n} gradients have the shape of `b`, and each entry equals the number of output "
+        "positions that entry reached, checked against finite differences. The {bias} bias on "
+        "{data} data needs both stages: one leading sum, then a keepdims sum.",
+        n=given(len(cases)),
+        bias=helpers.given_shape((1, 3)),
+        data=helpers.given_shape((4, 2, 3)),
+    )
 )

@@ -6,8 +6,8 @@ import ad_core.numpy as anp
 from ad_core import grad
 from ad_core.extend import defvjp, primitive
 from ad_core.inspect import record
-from ad_core.numpy.wrapper import metadata
-from bookkit import assert_shape_then_close, fmt_shape, load_snippet_module
+from bookkit import central_differences, checked, given, load_snippet_module, observed, text
+from bookkit.formatting import _fmt_shape as fmt_shape
 
 helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
 
@@ -19,20 +19,33 @@ with record() as recording:
 # --8<-- [end:record]
 
 stages = helpers.unbroadcast_events(recording.events)
-names = [event.detail["stage"] for event in stages]
 # Same ndim (2 and 2): no leading sum. Target axis 0 has size 1 and the cotangent has 2 there.
-assert names == ["enter", "sum_keepdims", "return"], names
-assert stages[1].detail["axis"] == 0 and stages[1].shape == row_bias.shape
-assert_shape_then_close(grad_row, np.full(row_bias.shape, float(matrix.shape[0])))
+assert [event.detail["stage"] for event in stages] == ["enter", "sum_keepdims", "return"]
 
 print(
-    f"A bias of shape `{fmt_shape(row_bias.shape)}` has as many dimensions as the "
-    f"`{fmt_shape(matrix.shape)}` matrix ({row_bias.ndim} each), so the `while` loop has nothing "
-    f"to remove. Its axis 0 has size 1 and was stretched to {matrix.shape[0]}: `unbroadcast` "
-    "sums that axis and keeps it."
+    text(
+        "A bias of shape {row} has as many dimensions as the {matrix} matrix ({ndim} each), so the "
+        "`while` loop has nothing to remove. Its first axis has size one and was stretched to "
+        "{rows}: `unbroadcast` sums that axis and keeps it.",
+        row=helpers.given_shape(row_bias.shape),
+        matrix=helpers.given_shape(matrix.shape),
+        ndim=checked(row_bias.ndim, against=len(matrix.shape)),
+        rows=given(matrix.shape[0]),
+    )
 )
 print()
-print(helpers.backward_snapshot_table(recording.events, "add", "b", metadata(row_bias)))
+print(
+    helpers.backward_snapshot_table(
+        recording.events,
+        "add",
+        "b",
+        row_bias,
+        forward_value=matrix + np.vstack([row_bias, row_bias]),
+        cotangent=np.ones(matrix.shape),
+        entering=np.ones(matrix.shape),
+        gradient=central_differences(lambda b: np.sum(matrix + b), row_bias),
+    )
+)
 print()
 
 
@@ -44,8 +57,7 @@ def add_dropping_keepdims(x, b):
 
 # Tempting: "b was copied along axis 0, so sum axis 0",
 # but without keepdims.
-defvjp(add_dropping_keepdims, None,
-       lambda ans, x, b: lambda g: anp.sum(g, axis=0))
+defvjp(add_dropping_keepdims, None, lambda ans, x, b: lambda g: anp.sum(g, axis=0))
 # --8<-- [end:no_keepdims]
 
 try:
@@ -58,25 +70,35 @@ dropped_shape = np.sum(np.ones(matrix.shape), axis=0).shape
 assert fmt_shape(dropped_shape) in engine_message and fmt_shape(row_bias.shape) in engine_message
 
 # What a caller would do with an unchecked, keepdims-free gradient of the column bias.
-column_gradient_dropped = np.sum(np.ones((2, 3)), axis=1)          # shape (2,), not (2, 1)
-column_after_step = column_bias - 0.1 * column_gradient_dropped     # NumPy broadcasts again
-assert column_after_step.shape == (2, 2) != column_bias.shape
+column_gradient_dropped = np.sum(np.ones((2, 3)), axis=1)  # shape (2,), not (2, 1)
+learning_rate = 0.1
+column_after_step = column_bias - learning_rate * column_gradient_dropped  # NumPy broadcasts again
 
 print(
-    f"Without `keepdims`, summing axis 0 of the `{fmt_shape(matrix.shape)}` cotangent gives "
-    f"shape `{fmt_shape(dropped_shape)}`: the right numbers in the wrong vector space. The "
-    "engine's `backward_pass` refuses it:"
+    text(
+        "Without `keepdims`, summing the first axis of the {matrix} cotangent gives shape {dropped}: "
+        "the right numbers in the wrong vector space. The engine's `backward_pass` refuses it:",
+        matrix=helpers.given_shape(matrix.shape),
+        dropped=helpers.shape_cell(dropped_shape, row_bias.shape[1:]),
+    )
 )
 print()
-print(helpers.text_block(f"ValueError: {engine_message}"))
+print(observed(helpers.wrap_message(f"ValueError: {engine_message}")))
 print()
 print('!!! warning "A dropped axis does not always fail loudly"')
 print()
 print(
-    f"    For the column bias of shape `{fmt_shape(column_bias.shape)}`, a keepdims-free sum "
-    f"over axis 1 gives shape `{fmt_shape(column_gradient_dropped.shape)}`. A hand-written update "
-    f"`b - 0.1 * g` then broadcasts `{fmt_shape(column_bias.shape)}` against "
-    f"`{fmt_shape(column_gradient_dropped.shape)}` and returns shape "
-    f"`{fmt_shape(column_after_step.shape)}`: no error, and a parameter that has silently "
-    "changed shape. Check the shape before the values."
+    text(
+        "    For the column bias of shape {column}, a keepdims-free sum over its second axis gives "
+        "shape {dropped}. A hand-written update `b - lr * g` with `lr` $=$ {lr} then broadcasts "
+        "{column} against {dropped} and returns shape {after}: no error, and a parameter that has "
+        "silently changed shape. Check the shape before the values.",
+        column=helpers.given_shape(column_bias.shape),
+        dropped=helpers.shape_cell(column_gradient_dropped.shape, column_bias.shape[:1]),
+        lr=given(learning_rate),
+        # NumPy's broadcasting of (2, 1) against (2,): the (2,) becomes a row, stretched to 2 rows.
+        after=helpers.shape_cell(
+            column_after_step.shape, (column_bias.shape[0], column_gradient_dropped.shape[0])
+        ),
+    )
 )

@@ -3,9 +3,10 @@
 import numpy as np
 
 import ad_core.numpy as anp
-from ad_core import grad
-from bookkit import assert_shape_then_close, fmt_array_inline, load_snippet_module, md_table
+from ad_core import grad, make_vjp
+from bookkit import checked, load_snippet_module, md_table, text
 from bookkit.checks import central_differences
+from bookkit.formatting import _fmt_number as fmt_number
 
 helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
 
@@ -17,37 +18,59 @@ y = x + b  # NumPy broadcasts b to all three entries
 grad_b = grad(lambda b: anp.sum(x + b))(b)
 # --8<-- [end:experiment]
 
-assert_shape_then_close(y, x + np.full(x.shape, b))
-# Each of the three copies of b adds 1 * dL/dy_i = 1 to the gradient, and b is a scalar.
-assert np.shape(grad_b) == np.shape(b) == ()
-assert_shape_then_close(np.asarray(grad_b), np.asarray(float(x.size)))
 fd = central_differences(lambda b: np.sum(x + b), b)
-assert_shape_then_close(np.asarray(grad_b), fd, rtol=1e-8)
+ones = np.ones(x.shape)  # the seed that sum's rule sends back: d sum(y) / dy
 
 S, V = helpers.shape_cell, helpers.value_cell
-print(md_table(
-    ["quantity", "value", "shape"],
-    [
-        ["`x`", V(x), S(np.shape(x))],
-        ["`b`", V(b), S(np.shape(b))],
-        ["`y = x + b`", V(y), S(np.shape(y))],
-        ["`dL/dy` (seed from `sum`)", V(np.ones_like(y)), S(np.shape(y))],
-        ["`dL/db`", V(grad_b), S(np.shape(grad_b))],
-        ["finite difference of `L` in `b`", V(np.round(fd, 6)), S(np.shape(fd))],
-    ],
-))
-print()
-print(md_table(
-    ["direction", "from", "operation", "to"],
-    [
-        ["forward", f"`b` {S(np.shape(b))}", "broadcast, then add `x`", f"`y` {S(y.shape)}"],
-        ["backward", f"`dL/dy` {S(y.shape)}", "sum over axis 0",
-         f"`dL/db` {S(np.shape(grad_b))}"],
-    ],
-))
+print(
+    md_table(
+        ["quantity", "value", "shape"],
+        [
+            ["`x`", helpers.given_value(x), helpers.given_shape(np.shape(x))],
+            ["`b`", helpers.given_value(b), helpers.given_shape(np.shape(b))],
+            ["`y = x + b`", V(y, [x[i] + b for i in range(x.size)]), S(np.shape(y), np.shape(x))],
+            [
+                "`dL/dy` (seed from `sum`)",
+                V(make_vjp(anp.sum)(y)[0](1.0), central_differences(np.sum, y), rtol=1e-8),
+                S(np.shape(y), np.shape(x)),
+            ],
+            # Each of the three copies of b adds 1 * dL/dy_i = 1 to the gradient.
+            ["`dL/db`", V(grad_b, float(x.size)), S(np.shape(grad_b), np.shape(b))],
+            [
+                "finite difference of `L` in `b`",
+                checked(fd, against=grad_b, rtol=1e-8, shown_as=lambda v: helpers.code(fmt_number(v, 6))),
+                S(np.shape(fd), np.shape(b)),
+            ],
+        ],
+    )
+)
 print()
 print(
-    f"The gradient is `{fmt_array_inline(grad_b)}`: one unit of `dL/dy` from each of the "
-    f"{x.size} places `b` was used. Its shape is `{np.shape(grad_b)}`, the shape of `b`, "
-    "not the shape of `y`."
+    md_table(
+        ["direction", "from", "operation", "to"],
+        [
+            [
+                "forward",
+                text("`b` {s}", s=helpers.given_shape(np.shape(b))),
+                "broadcast, then add `x`",
+                text("`y` {s}", s=S(y.shape, x.shape)),
+            ],
+            [
+                "backward",
+                text("`dL/dy` {s}", s=S(ones.shape, y.shape)),
+                "sum over the only axis",
+                text("`dL/db` {s}", s=S(np.shape(grad_b), np.shape(b))),
+            ],
+        ],
+    )
+)
+print()
+print(
+    text(
+        "The gradient is {gradient}: one unit of `dL/dy` from each of the {n} places `b` was used. "
+        "Its shape is {shape}, the shape of `b`, not the shape of `y`.",
+        gradient=checked(grad_b, against=fd, rtol=1e-8),
+        n=checked(x.size, against=len(y)),
+        shape=S(np.shape(grad_b), np.shape(b)),
+    )
 )

@@ -5,8 +5,7 @@ import numpy as np
 import ad_core.numpy as anp
 from ad_core import grad
 from ad_core.inspect import record
-from ad_core.numpy.wrapper import metadata
-from bookkit import assert_shape_then_close, fmt_shape, load_snippet_module
+from bookkit import central_differences, load_snippet_module, text
 
 helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
 
@@ -18,16 +17,18 @@ with record() as recording:
 # --8<-- [end:record]
 
 stages = helpers.unbroadcast_events(recording.events)
-names = [event.detail["stage"] for event in stages]
 # (3,) -> (): exactly one leading sum, no size-1 target axis, nothing complex.
-assert names == ["enter", "sum_leading", "return"], names
-assert stages[0].shape == x.shape and stages[-1].shape == np.shape(b) == ()
-assert_shape_then_close(np.asarray(stages[-1].value), np.asarray(grad_b))
-assert_shape_then_close(np.asarray(grad_b), np.asarray(float(x.size)))
-
-print(helpers.backward_snapshot_table(recording.events, "add", "b", metadata(b)))
+assert [event.detail["stage"] for event in stages] == ["enter", "sum_leading", "return"]
+print(helpers.backward_snapshot_table(
+    recording.events, "add", "b", b,
+    forward_value=x + np.full(x.shape, b),
+    cotangent=np.ones(x.shape),          # the seed that sum's rule sends back
+    entering=np.ones(x.shape),           # add's local VJP for b is the identity
+    gradient=central_differences(lambda b: np.sum(x + b), b),
+))
 print()
-print(
-    f"The target shape `{fmt_shape(np.shape(b))}` is an empty tuple, so the `for` loop over "
-    "`target_shape` has nothing to visit: one leading sum did all the work."
-)
+print(text(
+    "The target shape {shape} is an empty tuple, so the `for` loop over `target_shape` has "
+    "nothing to visit: one leading sum did all the work.",
+    shape=helpers.shape_cell(stages[-1].shape, np.shape(b)),
+))

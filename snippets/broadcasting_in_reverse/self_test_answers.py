@@ -4,22 +4,28 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad, make_vjp
+from ad_core.core import backward_pass
 from ad_core.inspect import record
-from ad_core.numpy.vjps import unbroadcast
 from bookkit import (
-    assert_shape_then_close,
+    central_differences,
+    checked,
     collapsible,
-    engine_index,
-    fmt_array_inline,
-    fmt_shape,
+    given,
     load_snippet_module,
     md_table,
+    text,
+    yes_no,
 )
+from bookkit.source import source_line
 
 helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
-C, S = helpers.value_cell, helpers.shape_cell
+V, S, GS = helpers.value_cell, helpers.shape_cell, helpers.given_shape
 rng = np.random.default_rng(17)
 matrix = helpers.MATRIX
+# The versions the answer names (version numbers, not values the page computes); the chapter's
+# test runs the installed PyTorch and HIPS/autograd and checks these are the versions there.
+TORCH, AUTOGRAD_VERSION = given("2.13"), given("1.9.1")
+AUTOGRAD = "https://github.com/HIPS/autograd/blob/v1.9.1/autograd"
 
 
 def recorded_grad(loss, argument):
@@ -30,93 +36,203 @@ def recorded_grad(loss, argument):
 
 
 def summed_axes(events, stage):
-    return [e.detail["axis"] for e in helpers.unbroadcast_events(events)
-            if e.detail["stage"] == stage]
+    return [e.detail["axis"] for e in helpers.unbroadcast_events(events) if e.detail["stage"] == stage]
+
+
+def model_axes(entering, target, stage):
+    """The axes the chapter's rule sums at `stage` (plain NumPy, `helpers.reduction_model`)."""
+    return [axis for name, axis, _ in helpers.reduction_model(entering, target) if name == stage]
+
+
+def oracle(loss, argument):
+    return central_differences(lambda a: float(loss(a)), argument)
 
 
 questions = []
 
 # 1. The (1, 3) bias.
 row = helpers.ROW_BIAS
-gradient, events = recorded_grad(lambda b: anp.sum(matrix + b), row)
-assert summed_axes(events, "sum_leading") == [] and summed_axes(events, "sum_keepdims") == [0]
-assert_shape_then_close(gradient, np.full(row.shape, 2.0))
-questions.append((
-    f"A bias of shape `{fmt_shape(row.shape)}` is added to a `{fmt_shape(matrix.shape)}` "
-    "matrix. Which axes does the backward pass sum, and does it keep them?",
-    f"Both shapes have {matrix.ndim} dimensions, so the `while` loop sums nothing. The `for` "
-    f"loop finds size 1 at axis {summed_axes(events, 'sum_keepdims')[0]} of the target while "
-    f"the cotangent has {matrix.shape[0]} there, so it sums that axis **with** `keepdims=True`. "
-    f"The gradient of `sum(matrix + b)` is `{fmt_array_inline(gradient)}` with shape "
-    f"`{fmt_shape(gradient.shape)}`. Without `keepdims` it would have shape "
-    f"`{fmt_shape(np.ones(matrix.shape).sum(axis=0).shape)}`, which is not `b`'s space.",
-))
+loss = lambda b: anp.sum(matrix + b)  # noqa: E731
+gradient, events = recorded_grad(loss, row)
+ones = np.ones(matrix.shape)
+assert summed_axes(events, "sum_leading") == model_axes(ones, row, "sum_leading") == []
+questions.append(
+    (
+        text(
+            "A bias of shape {row} is added to a {matrix} matrix. Which axes does the backward "
+            "pass sum, and does it keep them?",
+            row=GS(row.shape),
+            matrix=GS(matrix.shape),
+        ),
+        text(
+            "Both shapes have {ndim} dimensions, so the `while` loop sums nothing. The `for` loop "
+            "finds size one at axis {axis} of the target while the cotangent has {rows} there, so it "
+            "sums that axis **with** `keepdims=True`. The gradient of `sum(matrix + b)` is {gradient} "
+            "with shape {shape}. Without `keepdims` it would have shape {dropped}, which is not `b`'s "
+            "space.",
+            ndim=checked(row.ndim, against=matrix.ndim),
+            axis=checked(
+                summed_axes(events, "sum_keepdims"),
+                against=model_axes(ones, row, "sum_keepdims"),
+                shown_as=lambda axes: ", ".join(map(str, axes)),
+            ),
+            rows=given(matrix.shape[0]),
+            gradient=V(gradient, oracle(loss, row), rtol=1e-8),
+            shape=S(gradient.shape, row.shape),
+            dropped=S(ones.sum(axis=0).shape, row.shape[1:]),
+        ),
+    )
+)
 
-# 2. Why unbroadcast is not in backward_pass: same shapes, different correct reductions.
+# 2. Why the reduction lives in the rules, when backward_pass knows every parent's shape.
 W = np.arange(9.0).reshape(3, 3)
 b = helpers.VECTOR_BIAS
 G = rng.integers(-3, 4, size=(3, 3)).astype(float)
-candidates = [
-    ("`W + b`", lambda b: W + b),
-    ("`W * b`", lambda b: W * b),
-    ("`anp.reshape(b, (3, 1)) + W`", lambda b: anp.reshape(b, (3, 1)) + W),
+y = rng.integers(-3, 4, size=(3, 3, 3)).astype(float)
+G3 = rng.integers(-3, 4, size=(3, 3, 3)).astype(float)
+x_square = rng.integers(-3, 4, size=(3, 3)).astype(float)
+
+
+def sum_to_shape(contribution, shape):
+    """What an engine could do with shapes alone: sum a contribution down to its parent's shape
+    by NumPy's rule (align from the right; sum the leading axes, then the stretched ones)."""
+    contribution = contribution.sum(axis=tuple(range(contribution.ndim - len(shape))))
+    stretched = tuple(axis for axis, size in enumerate(shape) if size == 1 and contribution.shape[axis] != 1)
+    return contribution.sum(axis=stretched, keepdims=True)
+
+
+# (function of the argument, the argument, the output cotangent, the rule's unreduced
+#  contribution, and what that shapes-only sum works out to, written as the explicit sum).
+cases = [
+    ("`W + b`", lambda b: W + b, b, G, G, G[0] + G[1] + G[2]),
+    ("`W * b`", lambda b: W * b, b, G, G * W, (G * W)[0] + (G * W)[1] + (G * W)[2]),
+    (
+        "`einsum('i...j,i...j->i...j', x, y)`",
+        lambda x: anp.einsum("i...j,i...j->i...j", x, y),
+        x_square,
+        G3,
+        G3 * y,
+        (G3 * y)[0] + (G3 * y)[1] + (G3 * y)[2],
+    ),
 ]
-shape_only_guess = G.sum(axis=0)           # all a generic engine could do with shapes alone
 table = []
-verdicts = []
-for name, function in candidates:
-    vjp, output = make_vjp(function)(b)
-    exact = vjp(G)
-    assert output.shape == G.shape and exact.shape == b.shape
-    verdicts.append(bool(np.allclose(exact, shape_only_guess)))
-    table.append([name, C(exact), C(shape_only_guess), "yes" if verdicts[-1] else "no"])
-assert verdicts == [True, False, False]
-index = engine_index()
-callers = sorted(index.definitions[k].short_name
-                 for k in index.called_by[index.key_of(unbroadcast)])
-questions.append((
-    "Why does `unbroadcast` live in the NumPy rules and not in the generic `backward_pass`?",
-    f"`backward_pass` sees only shapes: here a `{fmt_shape(G.shape)}` cotangent `G` for a "
-    f"`{fmt_shape(b.shape)}` input. The three functions below all have those shapes, and the "
-    "right reduction differs for each. Only the primitive's rule knows how its input was "
-    "laid out in its output.\n\n"
-    + md_table(["function of `b`", "engine's VJP of `G`", "shape-only guess `G.sum(axis=0)`",
-                "guess right?"], table)
-    + f"\nThe rules also call `unbroadcast` in ways the engine could not guess: its callers "
-    f"include {', '.join(f'`{c}`' for c in callers)}, which pass their own `broadcast_idx`. "
-    "And the engine stays free of NumPy: it only adds what rules return.",
-))
+for name, function, argument, cotangent, unreduced, explicit in cases:
+    vjp, output = make_vjp(function)(argument)
+    exact = vjp(cotangent)
+    # The VJP from central differences of <cotangent, f(argument)>: no rule involved.
+    numeric = central_differences(lambda a, f=function, g=cotangent: float(np.sum(g * f(a))), argument)
+    guess = sum_to_shape(unreduced, np.shape(argument))
+    table.append(
+        [
+            name,
+            V(exact, numeric, rtol=1e-8, atol=1e-8),
+            V(guess, explicit),
+            checked(
+                bool(np.allclose(guess, exact)),
+                against=bool(np.allclose(guess, numeric, atol=1e-6)),
+                shown_as=yes_no,
+            ),
+        ]
+    )
+_, check_line, _ = source_line(backward_pass, r"!= parent\.shape")
+questions.append(
+    (
+        "`backward_pass` knows the shape of every parent. Why, then, does the reduction to the "
+        "input's shape live in the NumPy rules (`unbroadcast`) and not in `backward_pass`?",
+        text(
+            "Not for lack of information: `backward_pass` checks every contribution against "
+            "`parent.shape` (line {line} of `ad_core/core.py`). For NumPy's arithmetic broadcasting, "
+            "shapes would even be enough: summing a rule's unreduced contribution down to the "
+            "parent's shape by NumPy's rule (align from the right, sum the leading axes, then the "
+            "stretched ones) gives the engine's VJP for `W + b` and `W * b` below. PyTorch {torch}'s "
+            "engine makes that choice: it sums a gradient that can be expanded to the input's shape.",
+            torch=TORCH,
+            line=checked(
+                check_line,
+                against=backward_pass.__code__.co_firstlineno
+                + next(
+                    i
+                    for i, source in enumerate(__import__("inspect").getsourcelines(backward_pass)[0])
+                    if "!= parent.shape" in source
+                ),
+            ),
+        )
+        + "\n\n"
+        + md_table(
+            ["function", "engine's VJP", "shapes-only sum of the rule's contribution", "right?"], table
+        )
+        + "\n"
+        + text(
+            "Here the reduction lives in the rules by design, as in HIPS/autograd {version}, whose "
+            "[`backward_pass`]({autograd}/core.py#L25-L32) only adds what rules return: each rule "
+            "owns its primitive's broadcast semantics, and not every primitive broadcasts by aligning "
+            "shapes from the right. In `einsum('i...j,i...j->i...j', x, y)` with `x` of shape "
+            "{x_shape} and `y` of shape {y_shape}, the copies of `x` run along the middle axis, where "
+            "`...` stands, and the shapes-only sum over the leading axis has the right shape and the "
+            "wrong numbers. HIPS/autograd {version}'s einsum rule passes the position of `...` to its "
+            "`unbroadcast` as `broadcast_idx` "
+            "([`unbroadcast_einsum`]({autograd}/numpy/numpy_vjps.py#L900-L908)); "
+            "`ad_core`'s `grad_einsum` writes the cotangent straight into the operand's own "
+            "subscripts. And with the reduction in the rules, a contribution of the wrong shape is a "
+            "bug that the engine reports (see [Writing VJP rules](vjp-rules.md)) rather than one it "
+            "would sum away in silence.",
+            autograd=AUTOGRAD,
+            version=AUTOGRAD_VERSION,
+            x_shape=GS(x_square.shape),
+            y_shape=GS(y.shape),
+        ),
+    )
+)
 
 # 3. Broadcasting and fan-out both add contributions.
 once, events_once = recorded_grad(lambda b: anp.sum(matrix + b), b)
 with record() as twice_recording:
     twice = grad(lambda b: anp.sum(matrix[0] + b) + anp.sum(matrix[1] + b))(b)
 arrivals = [e for e in twice_recording.of_kind("accumulate") if e.node == 0]
-assert_shape_then_close(once, twice)
-assert len(summed_axes(events_once, "sum_leading")) == 1 and len(arrivals) == 2
-questions.append((
-    "What do broadcasting and accumulation over several graph paths have in common?",
-    "Both are the same sum: a value used in several places receives the sum of the "
-    "contributions of all its uses. Broadcasting hides the copies inside one primitive, so "
-    "the rule sums them (`unbroadcast`); writing the uses out makes them separate graph edges, "
-    f"so `backward_pass` sums them. `sum(matrix + b)` and `sum(matrix[0] + b) + "
-    f"sum(matrix[1] + b)` both give `{fmt_array_inline(once)}`: the first with "
-    f"{len(summed_axes(events_once, 'sum_leading'))} sum inside `unbroadcast`, the second "
-    f"with {len(arrivals)} contributions accumulated into `b`.",
-))
+questions.append(
+    (
+        "What do broadcasting and accumulation over several graph paths have in common?",
+        text(
+            "Both are the same sum: a value used in several places receives the sum of the "
+            "contributions of all its uses. Broadcasting hides the copies inside one primitive, so "
+            "the rule sums them (`unbroadcast`); writing the uses out makes them separate graph "
+            "edges, so `backward_pass` sums them. `sum(matrix + b)` and `sum(matrix[0] + b) + "
+            "sum(matrix[1] + b)` both give {once}: the first with {sums} sum inside `unbroadcast`, "
+            "the second with {arrivals} contributions accumulated into `b`.",
+            once=V(once, twice),
+            sums=checked(
+                len(summed_axes(events_once, "sum_leading")), against=len(model_axes(ones, b, "sum_leading"))
+            ),
+            arrivals=checked(len(arrivals), against=matrix.shape[0]),  # one per row written out
+        ),
+    )
+)
 
 # 4. The column bias.
 column = helpers.COLUMN_BIAS
 gradient, events = recorded_grad(lambda b: anp.sum(matrix + b), column)
-assert summed_axes(events, "sum_keepdims") == [1]
-assert_shape_then_close(gradient, np.full(column.shape, float(matrix.shape[1])))
-questions.append((
-    f"Predict `grad(lambda b: anp.sum(matrix + b))(b)` for a column bias of shape "
-    f"`{fmt_shape(column.shape)}` and `matrix` of shape `{fmt_shape(matrix.shape)}`.",
-    f"Each entry of `b` is copied across a row of {matrix.shape[1]} entries. `unbroadcast` "
-    f"sums axis {summed_axes(events, 'sum_keepdims')[0]} with `keepdims=True`: the gradient "
-    f"is `{fmt_array_inline(gradient)}` with shape `{fmt_shape(gradient.shape)}`.",
-))
+questions.append(
+    (
+        text(
+            "Predict `grad(lambda b: anp.sum(matrix + b))(b)` for a column bias of shape {column} and "
+            "`matrix` of shape {matrix}.",
+            column=GS(column.shape),
+            matrix=GS(matrix.shape),
+        ),
+        text(
+            "Each entry of `b` is copied across a row of {n} entries. `unbroadcast` sums axis {axis} "
+            "with `keepdims=True`: the gradient is {gradient} with shape {shape}.",
+            n=given(matrix.shape[1]),
+            axis=checked(
+                summed_axes(events, "sum_keepdims"),
+                against=model_axes(ones, column, "sum_keepdims"),
+                shown_as=lambda axes: ", ".join(map(str, axes)),
+            ),
+            gradient=V(gradient, oracle(lambda b: np.sum(matrix + b), column), rtol=1e-8),
+            shape=S(gradient.shape, column.shape),
+        ),
+    )
+)
 
 # 5. Both arguments broadcast.
 x = np.arange(6.0).reshape(2, 3)
@@ -124,70 +240,123 @@ big_b = rng.standard_normal((4, 1, 3))
 grad_b, events_b = recorded_grad(lambda b: anp.sum(x + b), big_b)
 grad_x, events_x = recorded_grad(lambda x: anp.sum(x + big_b), x)
 output_shape = np.broadcast_shapes(x.shape, big_b.shape)
-assert_shape_then_close(grad_b, np.full(big_b.shape, float(x.shape[0])))
-assert_shape_then_close(grad_x, np.full(x.shape, float(big_b.shape[0])))
-questions.append((
-    f"`x` has shape `{fmt_shape(x.shape)}` and `b` has shape `{fmt_shape(big_b.shape)}`. "
-    "What is the shape of `x + b`, and what does `unbroadcast` do for each argument of "
-    "`L = sum(x + b)`?",
-    f"The output has shape `{fmt_shape(output_shape)}`; both arguments were broadcast.\n\n"
-    + md_table(
-        ["argument", "shape", "leading sums (axis)", "keepdims sums (axis)", "gradient entries"],
-        [
-            ["`x`", S(x.shape), ", ".join(map(str, summed_axes(events_x, "sum_leading"))),
-             ", ".join(map(str, summed_axes(events_x, "sum_keepdims"))) or "none",
-             C(np.unique(grad_x))],
-            ["`b`", S(big_b.shape),
-             ", ".join(map(str, summed_axes(events_b, "sum_leading"))) or "none",
-             ", ".join(map(str, summed_axes(events_b, "sum_keepdims"))), C(np.unique(grad_b))],
-        ],
+cotangent = np.ones(output_shape)
+
+
+def axes_text(axes, expected):
+    return checked(axes, against=expected, shown_as=lambda v: ", ".join(map(str, v)) or "none")
+
+
+questions.append(
+    (
+        text(
+            "`x` has shape {x} and `b` has shape {b}. What is the shape of `x + b`, and what does "
+            "`unbroadcast` do for each argument of `L = sum(x + b)`?",
+            x=GS(x.shape),
+            b=GS(big_b.shape),
+        ),
+        text(
+            "The output has shape {shape}; both arguments were broadcast.\n\n",
+            # NumPy's rule by hand: the slices of b, the rows of x, the shared last axis.
+            shape=S(output_shape, (big_b.shape[0], x.shape[0], x.shape[1])),
+        )
+        + md_table(
+            ["argument", "shape", "leading sums (axis)", "keepdims sums (axis)", "gradient entries"],
+            [
+                [
+                    "`x`",
+                    GS(x.shape),
+                    axes_text(summed_axes(events_x, "sum_leading"), model_axes(cotangent, x, "sum_leading")),
+                    axes_text(
+                        summed_axes(events_x, "sum_keepdims"), model_axes(cotangent, x, "sum_keepdims")
+                    ),
+                    V(np.unique(grad_x), np.unique(np.round(oracle(lambda v: np.sum(v + big_b), x), 6))),
+                ],
+                [
+                    "`b`",
+                    GS(big_b.shape),
+                    axes_text(
+                        summed_axes(events_b, "sum_leading"), model_axes(cotangent, big_b, "sum_leading")
+                    ),
+                    axes_text(
+                        summed_axes(events_b, "sum_keepdims"), model_axes(cotangent, big_b, "sum_keepdims")
+                    ),
+                    V(np.unique(grad_b), np.unique(np.round(oracle(lambda v: np.sum(x + v), big_b), 6))),
+                ],
+            ],
+        )
+        + text(
+            "\nEach entry of `x` is used by the {slices} slices of `b`; each entry of `b` by the "
+            "{rows} rows of `x`.",
+            slices=given(big_b.shape[0]),
+            rows=given(x.shape[0]),
+        ),
     )
-    + f"\nEach entry of `x` is used by the {big_b.shape[0]} slices of `b`; each entry of `b` "
-    f"by the {x.shape[0]} rows of `x`.",
-))
+)
 
 # 6. Multiply: f(g) is not g.
 grad_mul, events_mul = recorded_grad(lambda b: anp.sum(matrix * b), b)
 entering = helpers.unbroadcast_events(events_mul)[0]
-assert_shape_then_close(entering.value, matrix * np.ones(matrix.shape))
-assert_shape_then_close(grad_mul, matrix.sum(axis=0))
-questions.append((
-    "For `L = sum(matrix * b)` with the vector bias, what array enters `unbroadcast`, and what "
-    "comes out?",
-    "The multiply rule passes `f = lambda g: x * g` to `unbroadcast_f`, so the local "
-    f"derivative is applied first: `x * g = {fmt_array_inline(entering.value)}` "
-    f"enters with shape `{fmt_shape(entering.shape)}`. Then the rows are summed: "
-    f"`{fmt_array_inline(grad_mul)}`, shape `{fmt_shape(grad_mul.shape)}`.",
-))
+questions.append(
+    (
+        "For `L = sum(matrix * b)` with the vector bias, what array enters `unbroadcast`, and what "
+        "comes out?",
+        text(
+            "The multiply rule passes `f = lambda g: x * g` to `unbroadcast_f`, so the local "
+            "derivative is applied first: `x * g` = {entering} enters with shape {shape}. Then the "
+            "rows are summed: {gradient}, shape {out_shape}.",
+            entering=V(entering.value, matrix * ones),  # the seed of sum is all ones
+            shape=S(entering.shape, matrix.shape),
+            gradient=V(grad_mul, oracle(lambda b: np.sum(matrix * b), b), rtol=1e-8),
+            out_shape=S(grad_mul.shape, b.shape),
+        ),
+    )
+)
 
 # 7. Why sum(x + b) cannot catch the wrong axis on square data.
-ones = np.ones((3, 3))
+square_ones = np.ones((3, 3))
 weights = np.arange(1.0, 10.0).reshape(3, 3)
-assert np.allclose(ones.sum(axis=0), ones.sum(axis=1))
-assert not np.allclose(weights.sum(axis=0), weights.sum(axis=1))
-questions.append((
-    "A test checks a rule with `L = sum(x + b)` on a square `x`. Why can it not catch a rule "
-    "that sums the wrong axis, and what loss can?",
-    f"`sum` seeds an all-ones cotangent, and for all ones the row sums and column sums agree "
-    f"(`{fmt_array_inline(ones.sum(axis=0))}` both ways). Any cotangent that is not symmetric "
-    f"separates them: with weights `w = arange(1, 10).reshape(3, 3)` the loss "
-    f"`sum(w * (x + b))` seeds `w`, whose column sums `{fmt_array_inline(weights.sum(axis=0))}` and "
-    f"row sums `{fmt_array_inline(weights.sum(axis=1))}` differ. `check_grads` uses random "
-    "directions for exactly this reason.",
-))
+questions.append(
+    (
+        "A test checks a rule with `L = sum(x + b)` on a square `x`. Why can it not catch a rule "
+        "that sums the wrong axis, and what loss can?",
+        text(
+            "`sum` seeds an all-ones cotangent, and for all ones the row sums and column sums agree "
+            "({ones} both ways). Any cotangent whose row sums differ from its column sums separates "
+            "them: with weights `w = arange(1, 10).reshape(3, 3)` the loss `sum(w * (x + b))` seeds "
+            "`w`, whose column sums {columns} and row sums {rows} differ. `check_grads` uses random "
+            "directions for exactly this reason.",
+            ones=V(square_ones.sum(axis=0), square_ones.sum(axis=1)),
+            columns=V(weights.sum(axis=0), [sum(weights[i, j] for i in range(3)) for j in range(3)]),
+            rows=V(weights.sum(axis=1), [sum(weights[i]) for i in range(3)]),
+        ),
+    )
+)
 
 # 8. Complex to real.
 z = np.array([1 + 2j, 3 - 1j])
 grad_real, events_real = recorded_grad(lambda b: anp.sum(anp.abs(z + b) ** 2), 0.5)
 stages_real = [e.detail["stage"] for e in helpers.stages_inside(events_real, "add")]
-assert "real" in stages_real and not np.iscomplexobj(grad_real)
-questions.append((
-    "A real scalar `b` is added to a complex vector `z`, and `L = sum(abs(z + b) ** 2)`. What "
-    "dtype does `dL/db` have, and which stage of `unbroadcast` decides it?",
-    f"The stages run are {', '.join(f'`{s}`' for s in stages_real)}. The `real` stage drops the "
-    f"imaginary part because `metadata(b)` says `iscomplex` is False; the gradient "
-    f"`{fmt_array_inline(grad_real)}` has dtype `{np.result_type(grad_real)}`.",
-))
+questions.append(
+    (
+        "A real scalar `b` is added to a complex vector `z`, and `L = sum(abs(z + b) ** 2)`. What "
+        "dtype does `dL/db` have, and which stage of `unbroadcast` decides it?",
+        text(
+            "The stages run are {stages}. The `real` stage drops the imaginary part because "
+            "`metadata(b)` says `iscomplex` is False; the gradient {gradient} has dtype {dtype}.",
+            stages=checked(
+                stages_real,
+                against=[name for name, _, _ in helpers.reduction_model(2 * np.conj(z + 0.5), 0.5)],
+                shown_as=lambda names: ", ".join(f"`{s}`" for s in names),
+            ),
+            # |z + b|^2 = (Re z + b)^2 + (Im z)^2, so dL/db = 2 * sum(Re z + b).
+            gradient=V(grad_real, 2 * np.sum(z.real + 0.5), rtol=1e-15),
+            dtype=checked(
+                str(np.result_type(grad_real)), against=str(np.asarray(0.5).dtype), shown_as=helpers.code
+            ),
+        ),
+    )
+)
 
 for number, (question, answer) in enumerate(questions, start=1):
-    print(collapsible(f"{number}. {question}", answer))
+    print(collapsible(text("{n}. ", n=given(number)) + question, answer))

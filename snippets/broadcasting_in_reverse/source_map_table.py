@@ -1,12 +1,16 @@
 """Where broadcasting-in-reverse lives in ad_core: a source map computed from the code."""
 
-from ad_core import grad, make_vjp
+import ast
+import inspect
+import re
+from pathlib import Path
+
 from ad_core.core import backward_pass, defvjp
 from ad_core.numpy import vjps
 from ad_core.numpy.jvps import broadcast
 from ad_core.numpy.vjps import unbroadcast, unbroadcast_f
 from ad_core.numpy.wrapper import metadata
-from bookkit import engine_index, load_snippet_module, source_map
+from bookkit import checked, engine_index, load_snippet_module, source_map, text
 
 helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
 
@@ -21,8 +25,6 @@ print(source_map([
     (defvjp, "primitive, VJP makers → registered rules", "how `add` gets its two rules"),
     (backward_pass, "output cotangent, graph → root cotangent",
      "calls each rule, checks its shape, accumulates"),
-    (make_vjp, "function, point → `(vjp, value)`", "route 1 of the experiments"),
-    (grad, "scalar function → gradient function", "route 2 of the experiments"),
 ]))
 
 # The rule makers are lambdas passed to defvjp at module level, so the "called by" column of
@@ -36,11 +38,36 @@ assert elsewhere and all(name.startswith("scipy.") for name in elsewhere), elsew
 registrations = helpers.rule_makers_calling(vjps, "unbroadcast_f")
 assert {"add", "subtract", "multiply"} <= set(registrations)
 shown = ", ".join(f"`{name}`" for name in registrations)
+
+# Counted another way, on the source text: top-level `defvjp(` statements of vjps.py (a
+# statement runs until the next line that starts without indentation) that call unbroadcast_f.
+statements = re.split(r"\n(?=\S)", inspect.getsource(vjps))
+registering = [s for s in statements if s.startswith("defvjp(") and "unbroadcast_f(" in s]
+
+
+def places_calling(path: Path, name: str) -> set[str]:
+    """The functions (or the module level) of a file whose code calls `name`."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    places = set()
+    for statement in tree.body:
+        calls = [node for node in ast.walk(statement)
+                 if isinstance(node, ast.Call) and getattr(node.func, "id", None) == name]
+        if calls:
+            places.add(statement.name if isinstance(statement, ast.FunctionDef) else "(module level)")
+    return {f"{path.stem}:{place}" for place in places}
+
+
+scipy_dir = Path(inspect.getsourcefile(vjps)).parent.parent / "scipy"
+scipy_places = set().union(*(places_calling(path, "unbroadcast_f") for path in scipy_dir.rglob("*.py")))
 print()
-print(
-    f"`unbroadcast_f` is called by `{callers[0]}`: its callers there are not named functions "
-    f"but the VJP makers, lambdas registered with `defvjp` at the top level of `vjps.py`. "
-    f"Scanning those registrations finds {len(registrations)} primitives whose rules call "
-    f"`unbroadcast_f`: {shown}. Its {len(elsewhere)} other callers are rules of "
-    f"`ad_core.scipy`, which reduce their cotangents the same way."
-)
+print(text(
+    "`unbroadcast_f` is called by {first}: its callers there are not named functions but the VJP "
+    "makers, lambdas registered with `defvjp` at the top level of `vjps.py`. Scanning those "
+    "registrations finds {count} primitives whose rules call `unbroadcast_f`: {names}. Its "
+    "{others} other callers are rules of `ad_core.scipy`, which reduce their cotangents the same "
+    "way.",
+    first=f"`{callers[0]}`",
+    count=checked(len(registrations), against=len(registering)),
+    names=shown,
+    others=checked(len(elsewhere), against=len(scipy_places)),
+))

@@ -3,7 +3,7 @@
 import inspect
 
 from ad_core.numpy.vjps import unbroadcast
-from bookkit import show_source
+from bookkit import checked, show_source, text
 from bookkit.source import source_line
 
 # The stage lines are found in the live source, never typed as numbers.
@@ -15,23 +15,57 @@ assert leading_line < keepdims_line < real_line
 # An early `return x` before the first stage is a shortcut for the common, unbroadcast case.
 _, first_line, _ = source_line(unbroadcast, r"def unbroadcast")
 body = inspect.getsource(unbroadcast).splitlines()
-early_returns = [first_line + offset for offset, line in enumerate(body)
-                 if line.strip().startswith("return x") and first_line + offset < leading_line]
+early_returns = [
+    first_line + offset
+    for offset, line in enumerate(body)
+    if line.strip().startswith("return x") and first_line + offset < leading_line
+]
 
+# Counted in the source another way: the recorder calls, one per stage the tables show.
+stage_reports = inspect.getsource(unbroadcast).count("recorder.on_stage(")
 print(show_source(unbroadcast, hl_lines=[leading_line, keepdims_line, real_line]))
 print()
 print(
-    f"The highlighted lines {leading_line}, {keepdims_line} and {real_line} of `{path}` are the "
-    "three stages: the leading sum, the keepdims sum, and the step back to real numbers. Each "
-    "`recorder.on_stage(...)` call reports a stage to the recording that the state tables below "
-    "come from; `recorder` is `None` when no recording is active, and then no report is built."
+    text(
+        "The highlighted lines {leading}, {keepdims} and {real} of {path} are the three stages: the "
+        "leading sum, the keepdims sum, and the step back to real numbers. Each of the {reports} "
+        "`recorder.on_stage(...)` calls reports a stage to the recording that the state tables "
+        "below come from; `recorder` is `None` when no recording is active, and then no report is "
+        "built.",
+        leading=checked(
+            leading_line,
+            against=first_line
+            + next(i for i, line in enumerate(body) if "axis=broadcast_idx)" in line and "anp.sum" in line),
+        ),
+        keepdims=checked(
+            keepdims_line,
+            against=first_line + next(i for i, line in enumerate(body) if "keepdims=True" in line),
+        ),
+        real=checked(
+            real_line, against=first_line + next(i for i, line in enumerate(body) if "anp.real(" in line)
+        ),
+        path=f"`{path}`",
+        # enter, sum_leading, sum_keepdims, real, return
+        reports=checked(
+            stage_reports, against=len(["enter", "sum_leading", "sum_keepdims", "real", "return"])
+        ),
+    )
 )
-assert inspect.getsource(unbroadcast).count("recorder.on_stage(") == 5
 if early_returns:
     print()
     print(
-        f"Line {early_returns[0]} is a shortcut: when `x` already has the target's shape (and "
-        "no imaginary part has to go), nothing was broadcast, so `x` is returned at once and "
-        "no stage is recorded. That happens whenever both inputs of a binary primitive had the "
-        "same shape."
+        text(
+            "Line {line} is a shortcut: when `x` already has the target's shape (and no imaginary "
+            "part has to go), nothing was broadcast, so `x` is returned at once and no stage is "
+            "recorded. That happens whenever both inputs of a binary primitive had the same shape.",
+            line=checked(
+                early_returns[0],
+                against=first_line
+                + next(
+                    i
+                    for i, line in enumerate(body)
+                    if line.strip().startswith("return x  # nothing was broadcast")
+                ),
+            ),
+        )
     )

@@ -3,16 +3,16 @@
 import numpy as np
 
 from ad_core.numpy.vjps import unbroadcast_f
-from bookkit import assert_shape_then_close, load_snippet_module, md_table, show_source
+from bookkit import load_snippet_module, md_table, show_source, text
 
 helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
 
 print(show_source(unbroadcast_f))
 
 examples = [
-    ("`b = 2.0`", helpers.SCALAR_BIAS, helpers.SCALAR_X.shape),
-    ("`b = [10, 20, 30]`", helpers.VECTOR_BIAS, helpers.MATRIX.shape),
-    ("`b = [[10, 20, 30]]`", helpers.ROW_BIAS, helpers.MATRIX.shape),
+    ("scalar bias", helpers.SCALAR_BIAS, helpers.SCALAR_X.shape),
+    ("vector bias", helpers.VECTOR_BIAS, helpers.MATRIX.shape),
+    ("row bias", helpers.ROW_BIAS, helpers.MATRIX.shape),
 ]
 rows = []
 for name, target, output_shape in examples:
@@ -23,10 +23,13 @@ for name, target, output_shape in examples:
     g = np.ones(output_shape)
     contribution = vjp_for_b(g)
     # --8<-- [end:closure]
-    assert_shape_then_close(np.asarray(contribution),
-                            np.full(np.shape(target), g.size / np.size(target)))
-    rows.append([name, helpers.shape_cell(g.shape), helpers.value_cell(contribution),
-                 helpers.shape_cell(np.shape(contribution))])
+    # Each entry of the target met g.size / target.size ones: the uses of each entry.
+    rows.append([
+        text("{name} {value}", name=name, value=helpers.given_value(target)),
+        helpers.given_shape(g.shape),
+        helpers.value_cell(contribution, np.full(np.shape(target), g.size / np.size(target))),
+        helpers.shape_cell(np.shape(contribution), np.shape(target)),
+    ])
 
 print()
 print(md_table(["target", "`g` (ones) shape", "`vjp_for_b(g)`", "shape"], rows))

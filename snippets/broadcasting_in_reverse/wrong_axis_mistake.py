@@ -6,8 +6,9 @@ import ad_core.numpy as anp
 from ad_core import grad
 from ad_core.extend import defvjp, primitive
 from ad_core.test_util import check_grads
-from bookkit import assert_shape_then_close, fmt_shape, load_snippet_module, md_table
+from bookkit import assert_shape_then_close, load_snippet_module, md_table, observed, text
 from bookkit.checks import central_differences
+from bookkit.formatting import _fmt_shape as fmt_shape
 
 helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
 
@@ -30,7 +31,8 @@ b = helpers.VECTOR_BIAS
 weights = np.arange(1.0, 10.0).reshape(3, 3)           # a cotangent that is not all ones
 
 # 1. Wide data: the shape is wrong. Shape checks fail before any value is compared.
-wrong_wide = np.sum(np.ones(wide.shape), axis=-1)
+# What the rule returns, called directly (through grad the engine refuses it, below).
+wrong_wide = add_wrong_axis.vjps[1](None, wide, b)(np.ones(wide.shape))
 right_wide = grad(lambda b: anp.sum(wide + b))(b)
 try:
     assert_shape_then_close(wrong_wide, right_wide)
@@ -77,30 +79,44 @@ else:
     raise AssertionError("check_grads accepted the wrong-axis rule")
 check_grads(weighted_loss_right, modes=("rev",), order=1)(b)  # the correct rule passes
 
-C, S = helpers.value_cell, helpers.shape_cell
+V, S = helpers.value_cell, helpers.shape_cell
+fd_wide = central_differences(lambda b: np.sum(wide + b), b)
+fd_lucky = central_differences(lambda b: np.sum(square + b), b)
+
+
+def cell(value, against, shape, **tolerance):
+    return text("{value} {shape}", value=V(value, against, **tolerance), shape=S(np.shape(value), shape))
+
+
 print(md_table(
     ["case", "data shape", "loss", "wrong rule gives", "correct gradient", "caught by"],
     [
-        ["1", S(wide.shape), "`sum(x + b)`", f"{C(wrong_wide)} {S(wrong_wide.shape)}",
-         f"{C(right_wide)} {S(right_wide.shape)}", "shape check (engine and test)"],
-        ["2", S(square.shape), "`sum(x + b)`", f"{C(lucky_wrong)} {S(lucky_wrong.shape)}",
-         f"{C(lucky_right)} {S(lucky_right.shape)}", "nothing: right by coincidence"],
-        ["3", S(square.shape), "`sum(w * (x + b))`", f"{C(wrong_square)} {S(wrong_square.shape)}",
-         f"{C(right_square)} {S(right_square.shape)}", "finite differences, `check_grads`"],
+        # The wrong rule sums each row of the ones: one entry per row, each the row's length.
+        ["wide data", helpers.given_shape(wide.shape), "`sum(x + b)`",
+         cell(wrong_wide, np.full(wide.shape[0], float(wide.shape[1])), (wide.shape[0],)),
+         cell(right_wide, fd_wide, b.shape, rtol=1e-8), "shape check (engine and test)"],
+        ["square data", helpers.given_shape(square.shape), "`sum(x + b)`",
+         cell(lucky_wrong, fd_lucky, b.shape, rtol=1e-8),
+         cell(lucky_right, fd_lucky, b.shape, rtol=1e-8), "nothing: right by coincidence"],
+        # With the weights as cotangent, the wrong rule returns their row sums.
+        ["square data, weighted", helpers.given_shape(square.shape), "`sum(w * (x + b))`",
+         cell(wrong_square, [sum(row) for row in weights], b.shape),
+         cell(right_square, fd_square, b.shape, rtol=1e-8), "finite differences, `check_grads`"],
     ],
 ))
 print()
-print("Case 1, the test helper `assert_shape_then_close` stops at the shape:")
+print("With wide data, the test helper `assert_shape_then_close` stops at the shape:")
 print()
-print(helpers.text_block(f"AssertionError: {shape_message}"))
+print(observed(helpers.wrap_message(f"AssertionError: {shape_message}")))
 print()
 print("and the engine itself refuses the contribution inside `backward_pass`:")
 print()
-print(helpers.text_block(f"ValueError: {engine_message}"))
+print(observed(helpers.wrap_message(f"ValueError: {engine_message}")))
 print()
 print(
-    "Case 3, `check_grads` compares the rule's $\\langle J^\\top u, v\\rangle$ with central "
-    "differences along a random direction $v$; the shapes are fine, the numbers are not:"
+    "With the weighted loss, `check_grads` compares the rule's $\\langle J^\\top u, v\\rangle$ "
+    "with central differences along a random direction $v$; the shapes are fine, the numbers "
+    "are not:"
 )
 print()
-print(helpers.text_block(f"AssertionError: {check_message}"))
+print(observed(helpers.wrap_message(f"AssertionError: {check_message}")))

@@ -1,8 +1,9 @@
-"""The accumulation step inside `backward_pass`, highlighted in the live source."""
+"""The function that adds contributions, and the lines of `backward_pass` that call it,
+highlighted in the live source."""
 
 import inspect
 
-from ad_core.core import backward_pass
+from ad_core.core import add_cotangents, backward_pass
 from bookkit import show_source
 
 lines, first_line = inspect.getsourcelines(backward_pass)
@@ -11,5 +12,7 @@ accumulation = [
     for offset, line in enumerate(lines)
     if ("previous" in line or "outgrads[parent]" in line) and "recorder" not in line
 ]
-assert accumulation, "backward_pass must still read the previous total and store the new one"
+assert any("add_cotangents(previous, contribution)" in lines[n - first_line] for n in accumulation)
+print(show_source(add_cotangents))
+print()
 print(show_source(backward_pass, hl_lines=accumulation))

@@ -5,9 +5,19 @@ import numpy as np
 from ad_core import grad, make_jvp
 from ad_core import numpy as anp
 from ad_core.core import VJPNode, backward_pass
-from ad_core.inspect import record
+from ad_core.inspect import record, trace_graph
 from ad_core.tracer import toposort, trace
-from bookkit import collapsible, fmt_array, md_table
+from bookkit import (
+    Rendered,
+    central_differences,
+    checked,
+    collapsible,
+    fmt_array,
+    given,
+    md_table,
+    text,
+    yes_no,
+)
 
 # 1. x * x * x: three uses, three arrivals.
 x0 = 1.5
@@ -15,15 +25,24 @@ with record() as recording:
     cube_gradient = grad(lambda x: x * x * x)(x0)
 root_id = recording.of_kind("forward")[0].detail["parents"][0]
 arrivals = [e for e in recording.of_kind("accumulate") if e.node == root_id]
-assert len(arrivals) == 3 and np.isclose(cube_gradient, 3 * x0**2, rtol=1e-15)
+cube_graph = trace_graph(lambda x: x * x * x, x0)
+edges = sum(node.parents.count(cube_graph.nodes[0].id) for node in cube_graph.nodes)
 print(
     collapsible(
-        f"1. How many contributions does `x` receive in `x * x * x` at `x = {x0}`, and what are they?",
-        f"{len(arrivals)}: "
-        + ", ".join(f"`{fmt_array(e.detail['contribution'])}`" for e in arrivals)
-        + f". Each is the product of the other two factors, $x \\cdot x$, and their sum is "
-        f"`{fmt_array(cube_gradient)}` $= 3x^2$. Python evaluates `(x * x) * x`: one arrival "
-        "comes straight from the outer `multiply`, two come through the inner one.",
+        text(
+            "1. How many contributions does `x` receive in `x * x * x` at `x` $=$ {x}, and what are they?",
+            x=given(x0),
+        ),
+        text(
+            "{count}: {parts}. Each is the product of the other two factors, $x \\cdot x$, and their "
+            "sum is {total} $= 3x^2$. Python evaluates `(x * x) * x`: one arrival comes straight "
+            "from the outer `multiply`, two come through the inner one.",
+            count=checked(len(arrivals), against=edges),  # the traced graph's edges out of x
+            parts=Rendered(", ").join(
+                fmt_array(checked(e.detail["contribution"], against=x0 * x0, rtol=1e-15)) for e in arrivals
+            ),
+            total=checked(cube_gradient, against=3 * x0**2, rtol=1e-15),
+        ),
     )
 )
 
@@ -49,24 +68,45 @@ _, end_node = trace(VJPNode.new_root(z), cross_entropy, z)
 right = backward_pass(1.0, end_node)
 wrong = overwriting_backward(1.0, end_node)
 softmax = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
-assert np.allclose(right, softmax - np.eye(3)[1], rtol=1e-14)
-assert not np.allclose(wrong, right)
+central = central_differences(cross_entropy, z)
+
+
+def last_arrivals_only(v, label=1):
+    # What the overwriting pass differentiates: at each shared value only the use traced first
+    # (whose contribution arrives last) sees v; the other uses are frozen at z. At `e` that is
+    # `sum(e)`; at `z` it is `max(z)`.
+    e_frozen = np.exp(z - np.max(z))
+    return -np.log(e_frozen[label]) + np.log(np.sum(np.exp(z - np.max(v))))
+
+
+def equals_gradient(g):
+    return bool(np.allclose(g, central, rtol=1e-6, atol=1e-9))
+
+
 print(
     collapsible(
         "2. In softmax cross-entropy, `e = exp(z - max(z))` feeds both `e / sum(e)` and "
         "`sum(e)`. What does the overwriting backward pass return for the logits?",
         md_table(
-            ["backward pass", "gradient for `z`", "sum of entries"],
+            ["backward pass", "gradient for `z`", "agrees with central differences?"],
             [
-                ["`backward_pass`", fmt_array(right), fmt_array(right.sum())],
-                ["overwriting", fmt_array(wrong), fmt_array(wrong.sum())],
-                ["$p - \\text{onehot}(y)$", fmt_array(softmax - np.eye(3)[1]), "—"],
+                [
+                    "`backward_pass`",
+                    checked(right, against=softmax - np.eye(3)[1], rtol=1e-14),
+                    checked(equals_gradient(right), against=True, shown_as=yes_no),
+                ],
+                [
+                    "overwriting",
+                    checked(wrong, against=central_differences(last_arrivals_only, z), atol=1e-8),
+                    checked(equals_gradient(wrong), against=False, shown_as=yes_no),
+                ],
             ],
         )
         + "\n\nThe correct gradient is $p - \\text{onehot}(y)$, whose entries sum to zero. The "
-        "overwriting pass keeps only one of the paths through `e` (and through `z`, used by "
-        "`max` and by the subtraction), so the result is a plausible-looking vector that is "
-        "not the derivative. Part III meets the same fork by hand in "
+        "overwriting pass keeps one path at each shared value: at `e` only the one through "
+        "`sum(e)`, at `z` only the one through `max(z)`. What is left is $-\\text{onehot}$ at the "
+        "position of the largest logit, a vector of the right shape that is not the derivative. "
+        "Part III meets the same fork by hand in "
         "[Loss, output layer, tanh](../part3/loss-output-tanh.md).",
     )
 )
@@ -75,16 +115,22 @@ print(
 with record() as forward_recording:
     _, tangent = make_jvp(lambda x: x * x)(x0)(1.0)
 jvp_events = forward_recording.of_kind("jvp")
-assert len(jvp_events) == 2 and np.isclose(tangent, 2 * x0)
+multiply_events = [e for e in forward_recording.of_kind("forward") if e.primitive == "multiply"]
 print(
     collapsible(
         "3. Does forward mode need an accumulation step for `x * x`?",
-        "Not at the shared input: a tangent flows *out* of `x` to both uses unchanged. The "
-        f"addition moves to the node with two traced arguments: `multiply` computed "
-        f"{len(jvp_events)} JVP contributions, "
-        + " and ".join(f"`{fmt_array(e.value)}`" for e in jvp_events)
-        + f", and its tangent is their sum `{fmt_array(tangent)}`. Reverse mode adds where "
-        "values fan out; forward mode adds where they fan in.",
+        text(
+            "Not at the shared input: a tangent flows *out* of `x` to both uses unchanged. The "
+            "addition moves to the node with two traced arguments: `multiply` computed {count} JVP "
+            "contributions, {parts}, and its tangent is their sum {tangent}. Reverse mode adds "
+            "where values fan out; forward mode adds where they fan in.",
+            # One JVP call per traced argument of the one multiply node.
+            count=checked(len(jvp_events), against=len(multiply_events[0].detail["argnums"])),
+            parts=Rendered(" and ").join(
+                fmt_array(checked(e.value, against=x0, rtol=1e-15)) for e in jvp_events
+            ),
+            tangent=checked(tangent, against=2 * x0, rtol=1e-15),
+        ),
     )
 )
 
@@ -93,17 +139,25 @@ table = np.arange(8.0).reshape(4, 2)
 tokens = np.array([0, 2, 0])
 counts = grad(lambda E: anp.sum(E[tokens]))(table)
 lookups = np.bincount(tokens, minlength=table.shape[0])
-assert np.array_equal(counts, np.repeat(lookups[:, None], table.shape[1], axis=1).astype(float))
 print(
     collapsible(
-        f"4. An embedding table of shape `{table.shape}` is indexed with tokens "
-        f"`{fmt_array(tokens)}`. What is the gradient of the sum of the looked-up rows?",
-        f"```text\n{fmt_array(counts)}\n```\n\n"
-        "Each lookup sends a row of ones back to the row it read, and they add up, so every "
-        "row of the gradient counts how often that row was looked up: "
-        f"`{fmt_array(lookups)}`. The indexing rule scatters with `np.add.at`, which adds at "
-        "repeated indices "
-        "(plain `g[tokens] += ...` would not). See "
-        "[Copies and gathers](../part2/copies-and-gathers.md).",
+        text(
+            "4. An embedding table of shape {shape} is indexed with tokens {tokens}. What is the "
+            "gradient of the sum of the looked-up rows?",
+            shape=given(table.shape),
+            tokens=given(tokens),
+        ),
+        text(
+            "{counts}\n\nEach lookup sends a row of ones back to the row it read, and they add up, so "
+            "every row of the gradient counts how often that row was looked up: {lookups}. The "
+            "indexing rule scatters with `np.add.at`, which adds at repeated indices (NumPy's plain "
+            "`g[tokens] += ...` would not). See [Copies and gathers](../part2/copies-and-gathers.md).",
+            counts=checked(
+                counts,
+                against=np.repeat(lookups[:, None], table.shape[1], axis=1).astype(float),
+                shown_as=lambda v: "```text\n" + fmt_array(v) + "\n```",
+            ),
+            lookups=checked(counts[:, 0].astype(int), against=[list(tokens).count(row) for row in range(4)]),
+        ),
     )
 )

@@ -5,7 +5,7 @@ import numpy as np
 from ad_core import make_vjp
 from ad_core.extend import defvjp, primitive, unbroadcast_f
 from ad_core.test_util import check_grads
-from bookkit import assert_shape_then_close, md_table
+from bookkit import assert_shape_then_close, central_differences, checked, fmt_shape, given, md_table
 
 
 # --8<-- [start:rule]
@@ -36,17 +36,38 @@ rng = np.random.default_rng(6)
 shape_pairs = [((2, 3), (2, 3)), ((2, 3), (3,)), ((2, 3), ()), ((2, 1), (1, 3))]
 
 
-def reverse_mode_row(x: np.ndarray, y: np.ndarray, g_rng: np.random.Generator) -> list[str]:
+def checked_shape(shape: tuple, expected: tuple):
+    # As lists: the empty shape () is one shared object, which checked() refuses as a
+    # comparison of a value with itself.
+    return checked(list(shape), against=list(expected), shown_as=lambda v: f"`{fmt_shape(tuple(v))}`")
+
+
+def reverse_mode_row(x: np.ndarray, y: np.ndarray, g_rng: np.random.Generator) -> list:
     x_vjp, out = make_vjp(lambda x: my_mul(x, y))(x)
     y_vjp, _ = make_vjp(lambda y: my_mul(x, y))(y)
     g = g_rng.standard_normal(out.shape)  # any cotangent of the output's shape
     x_bar, y_bar = x_vjp(g), y_vjp(g)
     assert_shape_then_close(x_bar, sum_to_shape(g * y, x.shape))
     assert_shape_then_close(y_bar, sum_to_shape(g * x, y.shape))
-    check_grads(lambda x: my_mul(x, y), modes=("rev",), order=1)(x)
-    check_grads(lambda y: my_mul(x, y), modes=("rev",), order=1)(y)
-    return [f"`{x.shape}`", f"`{y.shape}`", f"`{out.shape}`", f"`{x_bar.shape}`",
-            f"`{y_bar.shape}`", "passed"]
+    # The same VJPs from central differences of <g, x * y>, with no rule involved.
+    x_central = central_differences(lambda x: np.sum(g * (x * y)), x)
+    y_central = central_differences(lambda y: np.sum(g * (x * y)), y)
+    agrees = bool(np.allclose(x_bar, x_central, rtol=1e-6, atol=1e-8)
+                  and np.allclose(y_bar, y_central, rtol=1e-6, atol=1e-8))
+    try:
+        check_grads(lambda x: my_mul(x, y), modes=("rev",), order=1)(x)
+        check_grads(lambda y: my_mul(x, y), modes=("rev",), order=1)(y)
+        passed = True
+    except AssertionError:
+        passed = False
+    return [
+        given(x.shape),
+        given(y.shape),
+        checked_shape(out.shape, np.broadcast_shapes(x.shape, y.shape)),
+        checked_shape(x_bar.shape, x.shape),
+        checked_shape(y_bar.shape, y.shape),
+        checked(passed, against=agrees, shown_as=lambda ok: "passed" if ok else "failed"),
+    ]
 
 
 rows = [

@@ -1,4 +1,4 @@
-"""Self-test for chapter 6: every answer is computed and checked here before it is shown."""
+"""Self-test for "Writing VJP rules": every answer is computed and checked here before it is shown."""
 
 import numpy as np
 
@@ -6,7 +6,7 @@ import ad_core.numpy as anp
 from ad_core import grad, make_vjp
 from ad_core.extend import defvjp, primitive, unbroadcast_f
 from ad_core.test_util import check_grads
-from bookkit import assert_shape_then_close, collapsible, fmt_array
+from bookkit import central_differences, checked, collapsible, given, text
 
 rng = np.random.default_rng(66)
 
@@ -26,28 +26,52 @@ numerator = rng.standard_normal((2, 3))
 divisor = rng.uniform(1.0, 2.0, size=3)
 check_grads(lambda y: my_div(numerator, y), modes=("rev",), order=1)(divisor)
 divisor_gradient = grad(lambda y: anp.sum(my_div(numerator, y)))(divisor)
-assert_shape_then_close(divisor_gradient, -(numerator / divisor**2).sum(axis=0))
 print(collapsible(
-    "Write the VJP rule of `x / y` for the divisor `y`, when `y` has shape (3,) and `x` "
-    "shape (2, 3).",
-    "$\\partial (x/y)/\\partial y = -x/y^2$, and `y` was broadcast over the rows, so the rule "
-    "is `unbroadcast_f(y, lambda g: -g * x / y**2)`. With random `x` and "
-    f"`y = {fmt_array(divisor)}` the gradient of `sum(x / y)` is "
-    f"`{fmt_array(divisor_gradient)}`, shape `{divisor_gradient.shape}`, and `check_grads` "
-    "passed against central differences.",
+    text(
+        "Write the VJP rule of `x / y` for the divisor `y`, when `y` has shape {y_shape} and `x` "
+        "shape {x_shape}.",
+        y_shape=given(divisor.shape),
+        x_shape=given(numerator.shape),
+    ),
+    text(
+        "$\\partial (x/y)/\\partial y = -x/y^2$, and `y` was broadcast over the rows, so the rule "
+        "is `unbroadcast_f(y, lambda g: -g * x / y**2)`. With random `x` and `y` equal to {y}, the "
+        "gradient of `sum(x / y)` is {gradient}, shape {shape}, and `check_grads` passed against "
+        "central differences.",
+        y=given(divisor),
+        gradient=checked(
+            divisor_gradient,
+            against=central_differences(lambda y: np.sum(numerator / y), divisor),
+            rtol=1e-7,
+        ),
+        shape=checked(divisor_gradient.shape, against=np.shape(divisor)),
+    ),
 ))
 
 # 2. A size-1 axis: the cotangent keeps it.
 bias_row = rng.standard_normal((1, 3))
 batch = rng.standard_normal((2, 3))
 bias_row_gradient = grad(lambda b: anp.sum(batch * b))(bias_row)
-assert_shape_then_close(bias_row_gradient, batch.sum(axis=0, keepdims=True))
 print(collapsible(
-    "`b` of shape (1, 3) multiplies `x` of shape (2, 3). What shape does the rule for `b` "
-    "return, and which axis does it sum?",
-    f"It returns shape `{bias_row_gradient.shape}`: `unbroadcast` sums axis 0 with "
-    "`keepdims=True`, because the target already had that axis with size 1. Here "
-    f"$\\bar b$ = `{fmt_array(bias_row_gradient)}` = `x.sum(axis=0, keepdims=True)`.",
+    text(
+        "`b` of shape {b_shape} multiplies `x` of shape {x_shape}. What shape does the rule for "
+        "`b` return, and which axis does it sum?",
+        b_shape=given(bias_row.shape),
+        x_shape=given(batch.shape),
+    ),
+    text(
+        "It returns shape {shape}: `unbroadcast` sums `axis=0` with `keepdims=True`, because the "
+        "target already had that axis, with size {size}. Here $\\bar b$ = {gradient} = "
+        "`x.sum(axis=0, keepdims=True)`.",
+        size=given(bias_row.shape[0]),
+        shape=checked(bias_row_gradient.shape, against=np.shape(bias_row)),
+        gradient=checked(
+            bias_row_gradient,
+            against=central_differences(lambda b: np.sum(batch * b), bias_row),
+            rtol=1e-7,
+            atol=1e-9,
+        ),
+    ),
 ))
 
 # 3. The VJP of a matrix-vector product is a multiplication by the transpose.
@@ -55,13 +79,19 @@ matrix = rng.standard_normal((3, 4))
 vector = rng.standard_normal(4)
 cotangent = rng.standard_normal(3)
 vjp, _ = make_vjp(lambda v: anp.dot(matrix, v))(vector)
-assert_shape_then_close(vjp(cotangent), matrix.T @ cotangent)
 print(collapsible(
-    "`f(v) = A @ v` with `A` of shape (3, 4) is linear. What is its VJP, and what shape "
-    "does it return?",
-    "$\\bar v = A^\\top \\bar y$: the cotangent `g` of shape `(3,)` goes to shape "
-    f"`{vjp(cotangent).shape}`. The engine's rule for `dot` agrees with `A.T @ g` on a "
-    f"random `g`: `{fmt_array(vjp(cotangent))}`.",
+    text(
+        "`f(v) = A @ v` with `A` of shape {shape} is linear. What is its VJP, and what shape does "
+        "it return?",
+        shape=given(matrix.shape),
+    ),
+    text(
+        "$\\bar v = A^\\top \\bar y$: the cotangent `g` of shape {g_shape} goes to shape "
+        "{v_shape}. The engine's rule for `dot` agrees with `A.T @ g` on a random `g`: {value}.",
+        g_shape=given(cotangent.shape),
+        v_shape=checked(vjp(cotangent).shape, against=np.shape(vector)),
+        value=checked(vjp(cotangent), against=matrix.T @ cotangent, rtol=1e-14),
+    ),
 ))
 
 
@@ -74,14 +104,25 @@ def step_up(x, threshold):
 defvjp(step_up, lambda ans, x, threshold: lambda g: g * (x > threshold), None)
 point, threshold = np.array([0.5, 2.0, 3.0]), 1.0
 threshold_gradient = grad(lambda t: anp.sum(step_up(point, t)))(threshold)
-assert threshold_gradient == 0.0 and np.shape(threshold_gradient) == ()
 check_grads(lambda x: step_up(x, threshold), modes=("rev",), order=1)(point)
+# Crossing the element 2.0: the sum drops by that element, however small the move across it.
+crossing = float(np.sum(step_up(point, 2.0 - 1e-9)) - np.sum(step_up(point, 2.0 + 1e-9)))
 print(collapsible(
     "`step_up(x, t)` keeps `x` where `x > t`. Its rule for `t` is `None`. What does "
     "`grad` with respect to `t` return, and is that the true derivative?",
-    f"It returns `{fmt_array(threshold_gradient)}` with shape `{np.shape(threshold_gradient)}`: "
-    "`defvjp` turned `None` into a rule that returns zeros of the argument's vector space. "
-    "It is the true derivative wherever no `x` equals `t`; moving `t` a little changes "
-    "nothing until it crosses an element, where the function jumps and has no derivative. "
-    "The rule for `x` passed `check_grads` at that point.",
+    text(
+        "It returns {value} with shape {shape}: `defvjp` turned `None` into a rule that returns "
+        "zeros of the argument's vector space. It is the true derivative wherever no `x` equals "
+        "`t`; moving `t` a little changes nothing until it crosses an element, where the function "
+        "jumps (by {jump} at the element {element}) and has no derivative. The rule for `x` "
+        "passed `check_grads` at `x` equal to {x}, `t` equal to {t}.",
+        value=checked(threshold_gradient, against=central_differences(
+            lambda t: float(np.sum(step_up(point, t))), np.float64(threshold))),
+        shape=checked(list(np.shape(threshold_gradient)), against=list(np.shape(threshold)),
+                      shown_as=lambda v: "`()`" if not v else str(tuple(v))),
+        jump=checked(crossing, against=point[1]),
+        element=given(point[1]),
+        x=given(point),
+        t=given(threshold),
+    ),
 ))

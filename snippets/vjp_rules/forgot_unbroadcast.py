@@ -5,6 +5,7 @@ import numpy as np
 import ad_core.numpy as anp
 from ad_core import grad
 from ad_core.extend import defvjp, primitive
+from bookkit import central_differences, checked, given, observed, text
 
 
 # --8<-- [start:wrong]
@@ -31,10 +32,18 @@ def loss(bias):
 # Same shapes: the wrong rule gives the right answer, so a test on equal shapes passes.
 same_shape = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
 same_shape_gradient = grad(lambda b: anp.sum(mul_no_unbroadcast(batch, b)))(same_shape)
-np.testing.assert_array_equal(same_shape_gradient, batch)
 print(
-    f"With `bias` of the batch's own shape `{same_shape.shape}` the wrong rule returns "
-    f"the right gradient (`batch` itself), so a test that only uses equal shapes passes.\n"
+    text(
+        "With `bias` of the batch's own shape {shape} the wrong rule returns the right gradient "
+        "(`batch` itself, {gradient}), so a test that only uses equal shapes passes.\n",
+        shape=given(same_shape.shape),
+        # d/db sum(batch * b) = batch, read off central differences rather than the rule.
+        gradient=checked(
+            same_shape_gradient,
+            against=central_differences(lambda b: np.sum(batch * b), same_shape),
+            rtol=1e-8,
+        ),
+    )
 )
 
 # --8<-- [start:caught]
@@ -43,14 +52,17 @@ try:
 except ValueError as error:
     message = str(error)
 # --8<-- [end:caught]
-assert "shape (2, 3)" in message and "shape (3,)" in message
-print("With `bias` of shape `(3,)` the engine stops the backward pass:\n")
-print(f"```text\nValueError: {message}\n```\n")
+# The message names the output's shape and the argument's, as the engine's shape check words it.
+assert f"shape {batch.shape}" in message and f"shape {bias.shape}" in message
+print(text("With `bias` of shape {shape} the engine stops the backward pass:\n", shape=given(bias.shape)))
+print(observed(f"ValueError: {message}"))
 
 fixed = grad(lambda b: anp.sum(batch * b))(bias)
-np.testing.assert_array_equal(fixed, batch.sum(axis=0))
 print(
-    f"The engine's own `multiply`, whose rules use `unbroadcast_f` like `my_mul`, returns "
-    f"`{fixed.tolist()}` of shape `{fixed.shape}`: each column of `batch` summed, "
-    "because `bias[j]` met every row."
+    text(
+        "The engine's own `multiply`, whose rules use `unbroadcast_f` like `my_mul`, returns "
+        "{fixed} of shape {shape}: each column of `batch` summed, because `bias[j]` met every row.",
+        fixed=checked(fixed, against=[sum(row[j] for row in batch) for j in range(batch.shape[1])]),
+        shape=checked(fixed.shape, against=np.shape(bias)),
+    )
 )

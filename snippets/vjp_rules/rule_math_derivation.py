@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from bookkit import Derivation
+from bookkit import Derivation, checked, given, text
 
 
 def unary_inputs(rng: np.random.Generator) -> dict:
@@ -14,9 +14,12 @@ unary.step(r"\bar x &= J^\top \bar y", lambda v: np.diag(np.cos(v["x"])).T @ v["
 unary.step(r"&= \operatorname{diag}(\cos x)\, \bar y",
            lambda v: np.diag(np.cos(v["x"])) @ v["g"])
 unary.step(r"&= \bar y \odot \cos x", lambda v: v["g"] * np.cos(v["x"]))
-print("For $y = \\sin x$ with $x, y, \\bar y, \\bar x$ all of shape `(4,)`:\n")
+unary_shape = unary_inputs(np.random.default_rng(0))["x"].shape
+print(text(
+    "For $y = \\sin x$ with $x, y, \\bar y, \\bar x$ all of shape {shape}:\n",
+    shape=given(unary_shape),
+))
 print(unary.render())
-assert unary.checks > 0
 
 
 def binary_inputs(rng: np.random.Generator) -> dict:
@@ -37,13 +40,24 @@ binary.step(r"&= \sum_{i=0}^{1} \operatorname{diag}(x_{i,:})\, \bar z_{i,:}",
 binary.step(r"&= \textstyle\sum_{i} (\bar z \odot x)_{i,:}"
             r" = \operatorname{unbroadcast}(\bar z \odot x,\ (3,))",
             lambda v: (v["g"] * v["x"]).sum(axis=0))
-print(
-    "\nFor $z = x \\odot b$ with $x, z, \\bar z$ of shape `(2, 3)` and $b, \\bar b$ of "
-    "shape `(3,)` ($J_b$ has shape `(6, 3)`):\n"
-)
+example = binary_inputs(np.random.default_rng(0))
+print()
+print(text(
+    "For $z = x \\odot b$ with $x, z, \\bar z$ of shape {x_shape} and $b, \\bar b$ of shape "
+    "{b_shape} ($J_b$ has shape {j_shape}):\n",
+    x_shape=given(example["x"].shape),
+    b_shape=given(example["b"].shape),
+    # One row per entry of z, one column per entry of b.
+    j_shape=checked(jacobian_wrt_b(example["x"]).shape, against=(example["x"].size, example["b"].size)),
+))
 print(binary.render())
-assert binary.checks > 0
-print(
-    f"\nEach line above was evaluated on random float64 inputs and compared with the line "
-    f"before it ({unary.checks + binary.checks} comparisons passed)."
-)
+trials = 3  # Derivation.render's default
+print()
+print(text(
+    "Each line above was evaluated on random float64 inputs and compared with the line before "
+    "it ({checks} comparisons passed).",
+    checks=checked(
+        unary.checks + binary.checks,
+        against=trials * (len(unary.lines) - 1) + trials * (len(binary.lines) - 1),
+    ),
+))

@@ -1,12 +1,14 @@
 """The smallest VJP rule: a new primitive `my_sin`, its rule, and what grad returns."""
 
+import math
+
 import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
 from ad_core.extend import defvjp, primitive
 from ad_core.test_util import check_grads
-from bookkit import assert_shape_then_close, fmt_array, md_table
+from bookkit import central_differences, checked, fmt_array, given, md_table, text
 
 
 # --8<-- [start:rule]
@@ -34,20 +36,28 @@ derivatives = [grad(my_sin)(point) for point in points]
 
 rows = []
 for point, derivative in zip(points, derivatives, strict=True):
-    assert_shape_then_close(derivative, np.cos(point), rtol=0.0)
-    rows.append([f"{point:g}", fmt_array(my_sin(point)), fmt_array(derivative),
-                 fmt_array(np.cos(point))])
+    rows.append([
+        given(point, shown_as=lambda v: f"{v:g}"),
+        checked(my_sin(point), against=math.sin(point), rtol=1e-15, shown_as=fmt_array),
+        # The rule's output against central differences of the forward function alone.
+        checked(derivative, against=central_differences(lambda v: np.sin(v), point), rtol=1e-9, atol=1e-10,
+                shown_as=fmt_array),
+        checked(np.cos(point), against=math.cos(point), rtol=1e-15, shown_as=fmt_array),
+    ])
 print(md_table(["$x$", "`my_sin(x)`", "`grad(my_sin)(x)`", r"$\cos x$"], rows))
 
 # The rule is linear in g and elementwise, so it also works on arrays, with g's shape.
 vector = np.array([0.0, 0.5, 1.0])
 vector_gradient = grad(lambda x: anp.sum(my_sin(x)))(vector)
-assert_shape_then_close(vector_gradient, np.cos(vector), rtol=0.0)
-print(
-    f"\nOn the array `x = {fmt_array(vector)}` of shape `{vector.shape}`, "
-    f"`grad(lambda x: anp.sum(my_sin(x)))(x)` returns `{fmt_array(vector_gradient)}`: "
-    f"the same shape `{vector_gradient.shape}`, one derivative per element."
-)
+print()
+print(text(
+    "On the array `x` equal to {x}, of shape {shape}, `grad(lambda x: anp.sum(my_sin(x)))(x)` "
+    "returns {gradient}: the same shape {same}, one derivative per element.",
+    x=given(vector),
+    shape=given(vector.shape),
+    gradient=checked(vector_gradient, against=np.cos(vector)),
+    same=checked(vector_gradient.shape, against=np.shape(vector)),
+))
 
 check_grads(my_sin, modes=("rev",), order=2)(vector)
 print(

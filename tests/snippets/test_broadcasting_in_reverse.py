@@ -187,3 +187,95 @@ def test_call_timeline_and_graph(text: str, html: str) -> None:
 def test_self_test_has_collapsible_worked_answers(html: str) -> None:
     questions = re.findall(r'<details class="question"', html)
     assert len(questions) >= 6
+
+
+# --- Self-test 2: why the reduction lives in the rules (issue #13) -----------------------------
+
+
+def test_self_test_two_is_no_straw_man(text: str) -> None:
+    """The old answer said `backward_pass` "sees only shapes" and compared the rules with "all a
+    generic engine could do with shapes alone" (`G.sum(axis=0)`, without the rule's local
+    derivative). `backward_pass` knows each parent's shape; the answer must say so."""
+    flat = " ".join(text.split())
+    assert "all a generic engine could do" not in flat
+    assert "sees only shapes" not in flat
+    assert "checks every contribution against parent.shape" in flat
+    source = inspect.getsource(__import__("ad_core.core", fromlist=["backward_pass"]).backward_pass)
+    assert "!= parent.shape" in source
+
+
+def test_no_ad_core_rule_passes_its_own_broadcast_idx(text: str) -> None:
+    """The old answer said the rules that call `unbroadcast` "pass their own broadcast_idx"; in
+    ad_core none does (every call has the cotangent and the metadata only)."""
+    import ast
+
+    import ad_core.numpy.vjps as vjps
+
+    tree = ast.parse(inspect.getsource(vjps))
+    calls = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "unbroadcast"
+    ]
+    assert calls and all(len(call.args) == 2 and not call.keywords for call in calls)
+    assert "which pass their own broadcast_idx" not in " ".join(text.split())
+
+
+def test_autograd_links_point_at_the_lines_named() -> None:
+    """HIPS/autograd 1.9.1, installed: the lines the page links are `backward_pass` (core.py
+    L25-L32, which adds what rules return and checks no shape) and `unbroadcast_einsum`
+    (numpy_vjps.py L900-L908, which passes the position of `...` as `broadcast_idx`)."""
+    from importlib.metadata import version
+
+    import autograd.core
+    import autograd.numpy.numpy_vjps
+
+    assert version("autograd") == "1.9.1"
+    core = inspect.getsource(autograd.core).splitlines()[24:32]
+    assert core[0].startswith("def backward_pass(") and any("add_outgrads" in line for line in core)
+    assert not any("shape" in line for line in core)
+    rules = inspect.getsource(autograd.numpy.numpy_vjps).splitlines()[899:908]
+    assert rules[0].startswith("def unbroadcast_einsum(")
+    assert "unbroadcast(x, target_meta, subscript.index(Ellipsis))" in rules[-1]
+
+
+def test_einsum_broadcasts_along_the_middle_axis_in_both_engines() -> None:
+    """With `...` in the middle, summing the leading axis (what shapes alone suggest) is wrong;
+    ad_core and HIPS/autograd 1.9.1 both return the central-difference VJP."""
+    import autograd
+    import autograd.numpy as agnp
+
+    from bookkit import central_differences
+
+    rng = np.random.default_rng(3)
+    x, y, g = rng.standard_normal((3, 3)), rng.standard_normal((3, 3, 3)), rng.standard_normal((3, 3, 3))
+    spec = "i...j,i...j->i...j"
+    numeric = central_differences(lambda x: np.sum(g * np.einsum(spec, x, y)), x)
+    ours = make_vjp(lambda x: anp.einsum(spec, x, y))(x)[0](g)
+    theirs = autograd.make_vjp(lambda x: agnp.einsum(spec, x, y))(x)[0](g)
+    np.testing.assert_allclose(ours, numeric, rtol=1e-7, atol=1e-8)
+    np.testing.assert_allclose(theirs, numeric, rtol=1e-7, atol=1e-8)
+    assert not np.allclose((g * y).sum(axis=0), numeric, atol=1e-3)  # the shapes-only sum
+
+
+def test_pytorch_engine_sums_an_expandable_gradient() -> None:
+    """The answer says PyTorch 2.13's engine sums a gradient that can be expanded to the input's
+    shape: a custom Function whose backward returns the output's shape for a bias gets the sum."""
+    import torch
+
+    assert torch.__version__.startswith("2.13")
+
+    class AddBias(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, W, b):
+            return W + b
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, g  # b's gradient left in the output's shape (2, 3)
+
+    W = torch.zeros(2, 3)
+    b = torch.zeros(3, requires_grad=True)
+    AddBias.apply(W, b).sum().backward()
+    assert b.grad.shape == (3,)
+    assert torch.equal(b.grad, torch.full((3,), 2.0))

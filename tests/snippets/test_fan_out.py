@@ -56,3 +56,36 @@ def test_hidden_fan_out_gradients(text: str) -> None:
     for label, expected in cases.items():
         line = next(line for line in text.splitlines() if line.startswith(f"| {label} |"))
         assert line.endswith(f"| 2 | 2 | {shown(expected)}"), line
+
+
+def test_where_it_lives_names_the_functions_that_add(text: str) -> None:
+    """Issue #13: the source map listed five functions under "three places add contributions",
+    two of which (`toposort`, `unbroadcast_f`) add nothing, and left out `add_cotangents`."""
+    import importlib
+    import inspect
+
+    from bookkit.testing import table_rows
+
+    rows = [row for row in table_rows(text) if len(row) == 7 and row[0].startswith("ad_core/")]
+    symbols = [(row[0], row[1]) for row in rows]
+    assert ("ad_core/core.py", "add_cotangents") in symbols, symbols
+    adds = ("add_cotangents(", "x + y", "anp.sum(", "add.at(")
+    for path, symbol in symbols:
+        module = importlib.import_module(path.removesuffix(".py").replace("/", "."))
+        source = inspect.getsource(getattr(module, symbol))
+        assert any(operation in source for operation in adds), f"{symbol} adds nothing"
+    assert "no separate function" not in text.lower()
+    assert "three places in the engine add" not in text.lower()
+
+
+def test_numpy_fancy_index_add_does_not_accumulate(text: str) -> None:
+    """Exercise 4 says NumPy's plain `g[tokens] += ...` would not add at repeated indices, and
+    `np.add.at` does (NumPy 2.x)."""
+    assert np.__version__.startswith("2.")
+    tokens = np.array([0, 2, 0])
+    buffered, unbuffered = np.zeros(4), np.zeros(4)
+    buffered[tokens] += 1.0
+    np.add.at(unbuffered, tokens, 1.0)
+    assert buffered.tolist() == [1.0, 0.0, 1.0, 0.0]
+    assert unbuffered.tolist() == [2.0, 0.0, 1.0, 0.0]
+    assert "NumPy's plain g[tokens] += ... would not" in " ".join(text.split())
