@@ -25,18 +25,7 @@ ARTIFACT = REPO_ROOT / "test-artifacts" / "mutations.txt"
 
 # (primitive, mode, argnum, kind): mutants that no page catches today. Each needs a check on a
 # page, not an entry here; remove an entry when its page catches it (the test says when).
-KNOWN_SURVIVORS: set[tuple[str, str, int, str]] = {
-    # Only `higher_order/hessian_example.py` calls it, and it compares the Hessian with central
-    # differences of the engine's own gradient (doubled too) and checks symmetry and positive
-    # eigenvalues: all hold for twice the true Hessian.
-    ("anp.log1p", "VJP", 0, "factor"),
-    # Reached only inside `absolute`'s VJP (`replace_zero`) when `checking_gradients/exercises.py`
-    # checks `sum(|x|**3)` at order 2: there its contributions through the numerator `x` and the
-    # denominator `|x|` of `x / |x|` cancel, whatever the rule returns, as long as it is linear.
-    ("anp.where", "VJP", 1, "factor"),
-    ("anp.where", "VJP", 1, "missing-term"),
-    ("anp.where", "VJP", 1, "sign"),
-}
+KNOWN_SURVIVORS: set[tuple[str, str, int, str]] = set()
 
 
 @pytest.fixture(scope="module")

@@ -142,9 +142,13 @@ def signed_square(x):
     return anp.sum(x * anp.abs(x))  # first derivative 2|x|, second 2 sign(x): no second at 0
 
 
-def verdict(point):
+def leaky_square(x):
+    return anp.sum(anp.where(x > 0, x, 0.1 * x) ** 2)  # a kink at 0 written with where
+
+
+def verdict(point, function=signed_square):
     try:
-        check_grads(signed_square, modes=("rev",), order=2)(point)
+        check_grads(function, modes=("rev",), order=2)(point)
     except GradientCheckError:
         return "fails"
     return "passes"
@@ -162,10 +166,12 @@ print(collapsible(
         "over a width of `EPS`. `sum(x * abs(x))` has no second derivative at $x = 0$, yet its "
         "second-order check at {away} {away_verdict}. At {near}, where the function is smooth "
         "but closer to the kink than `EPS/2`, the difference straddles the kink and the check "
-        "{near_verdict}, although the engine's derivatives are right there. Check at points "
-        "many times `EPS` away from any kink.",
+        "{near_verdict}, although the engine's derivatives are right there. A kink written "
+        "with `anp.where`, `sum(where(x > 0, x, x / 10) ** 2)`, behaves the same: its check at "
+        "{away} {where_verdict}. Check at points many times `EPS` away from any kink.",
         away=given(away, shown_as=listed), near=given(near, shown_as=listed),
         away_verdict=checked(verdict(away), against="passes"),
         near_verdict=checked(verdict(near), against="fails"),
+        where_verdict=checked(verdict(away, leaky_square), against="passes"),
     ),
 ))
