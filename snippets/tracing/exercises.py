@@ -56,8 +56,8 @@ print(
         text(
             "{gradient}, with a warning. The comparison `total > 0` was false, so the function "
             "returned the plain float of its `else` branch, which is not a box of this trace. "
-            "`trace` notices that the output has no node, warns that the output does not depend on the input, and the "
-            "gradient is zero, of the input's shape.",
+            "`trace` notices that the output has no node, warns that the output does not depend "
+            "on the input, and the gradient is zero, of the input's shape.",
             # In a field of its own: text() drops a field's text before it reads the words, so
             # backticks around a field would pair with the next code span's.
             gradient=text("`{g}`", g=fmt_array(checked(zero_gradient, against=np.zeros(point.shape)))),
