@@ -2,7 +2,7 @@
 
 from ad_core import grad
 from ad_core.inspect import record
-from bookkit import Rendered, checked, fmt_array_inline, load_snippet_module, md_table, text
+from bookkit import Rendered, checked, fmt_array_inline, given, load_snippet_module, md_table, text
 
 example = load_snippet_module("snippets/backward_pass/_running_example.py")
 
@@ -33,7 +33,8 @@ def value(actual, expected) -> Rendered:
 def describe(event) -> list:
     name = names[event.node]
     node = f"${name}$"
-    step = checked(event.step, against=recording.events.index(event), shown_as=str)
+    # A step number labels an event (events_table's `step` column needs no check either).
+    step = given(event.step, shown_as=str)
     if event.kind == "visit":
         return [
             step,
@@ -149,12 +150,12 @@ print(
         first=value(first_vjp.value, example.contribution(names[first_vjp.node], first_vjp.argnum)),
         first_child=f"${names[first_vjp.node]}$",
         first_primitive=first_vjp.primitive,
-        first_step=checked(first_vjp.step, against=recording.events.index(first_vjp)),
+        first_step=given(first_vjp.step),
         second=value(second_vjp.value, example.contribution(names[second_vjp.node], second_vjp.argnum)),
         second_child=f"${names[second_vjp.node]}$",
         second_primitive=second_vjp.primitive,
-        second_step=checked(second_vjp.step, against=recording.events.index(second_vjp)),
-        visit_step=checked(visit.step, against=recording.events.index(visit)),
+        second_step=given(second_vjp.step),
+        visit_step=given(visit.step),
         total=value(visit.value, example.adjoint(names[shared_node])),
     )
 )
