@@ -83,6 +83,10 @@ right_ok = bool(np.allclose(right, central, rtol=1e-8))
 wrong_ok = bool(np.allclose(wrong, central, rtol=1e-8))
 
 
+# What the page says about the walk: it visits v_0 after v_3 but before v_2, and x before v_{-1}.
+position = {name: index for index, name in enumerate(discovery_order)}
+assert position["v_{3}"] < position["v_{0}"] < position["v_{2}"]
+assert position["x"] < position["v_{-1}"]
 assert right_ok and not wrong_ok, "the shortcut must lose a contribution, and the check must see it"
 
 
