@@ -58,5 +58,5 @@ def test_pass_counts(text: str) -> None:
 
 def test_cheap_gradient_ratio(text: str) -> None:
     # For m = 1: reverse costs (2 + 2) / 2 of f's work, whatever n; forward n times that.
-    assert "cost 2 times the work of evaluating $f$ once in reverse mode" in text
-    assert "128 times at $n = 64$" in text
+    assert r"cost 2 times the work of evaluating \(f\) once in reverse mode" in text
+    assert r"128 times at \(n = 64\)" in text
