@@ -8,7 +8,7 @@ import numpy as np
 from ad_core import numpy as anp
 from ad_core.core import VJPNode, backward_pass
 from ad_core.tracer import toposort, trace
-from bookkit import fmt_array, md_table
+from bookkit import checked, fmt_array, given, md_table, text
 
 
 # --8<-- [start:recursive]
@@ -36,25 +36,46 @@ def chain(x, length):
     return x
 
 
+def derivative_by_hand(x, length):
+    """d/dx of the chain with plain floats: the product of each link's 1 + 0.01 cos x."""
+    derivative = 1.0
+    for _ in range(length):
+        derivative *= 1 + 0.01 * np.cos(x)
+        x = x + np.sin(x) * 0.01
+    return derivative
+
+
 limit = sys.getrecursionlimit()
 rows = []
+outcomes = []
 for length in [10, limit // 10, limit]:
     x0 = 0.3
     _, end_node = trace(VJPNode.new_root(x0), lambda x, n=length: chain(x, n), x0)
     iterative = toposort(end_node)
+    nodes = 3 * length + 1  # three primitives per link, and the root
     try:
         recursive = recursive_toposort(end_node)
-        recursive_outcome = f"{len(recursive):,} nodes"
-        assert [id(n) for n in recursive] != [] and set(recursive) == set(iterative)
     except RecursionError:
-        recursive_outcome = "`RecursionError`"
+        # The recursion nests at least once per link (each `add` visits the previous one), so a
+        # chain of `limit` links must exceed the limit.
+        recursive_outcome = checked(True, against=length >= limit, shown_as=lambda _: "`RecursionError`")
+        outcomes.append("error")
+    else:
+        assert set(recursive) == set(iterative)
+        recursive_outcome = text("{n:,} nodes", n=checked(len(recursive), against=nodes))
+        outcomes.append("sorted")
     gradient = backward_pass(1.0, end_node)
-    step = 1e-6
-    central = (chain(x0 + step, length) - chain(x0 - step, length)) / (2 * step)
-    assert np.isclose(gradient, central, rtol=1e-6)
-    rows.append([f"{length:,}", f"{len(iterative):,} nodes", recursive_outcome, fmt_array(gradient)])
+    rows.append(
+        [
+            given(length, shown_as=lambda n: f"{n:,}"),
+            text("{n:,} nodes", n=checked(len(iterative), against=nodes)),
+            recursive_outcome,
+            # The engine multiplies the same factors in another order: 1e-12.
+            checked(gradient, against=derivative_by_hand(x0, length), rtol=1e-12, shown_as=fmt_array),
+        ]
+    )
 
-assert rows[-1][2] == "`RecursionError`" and rows[0][2] != "`RecursionError`"
+assert outcomes[-1] == "error" and outcomes[0] == "sorted"
 print(
     md_table(
         ["links in the chain", "engine's `toposort`", "recursive sort", "gradient (checked)"],
@@ -64,7 +85,10 @@ print(
 )
 print()
 print(
-    f"Python allows {limit:,} nested calls here (`sys.getrecursionlimit()`). A chain that long "
-    "is nothing unusual: a loop of a few thousand steps, or an unrolled recurrent network, "
-    "builds one."
+    text(
+        "Python allows {limit:,} nested calls here (`sys.getrecursionlimit()`). A chain that long "
+        "is nothing unusual: a loop of a few thousand steps, or an unrolled recurrent network, "
+        "builds one.",
+        limit=given(limit),
+    )
 )

@@ -3,7 +3,7 @@
 from ad_core.core import VJPNode
 from ad_core.inspect import record
 from ad_core.tracer import toposort, trace
-from bookkit import load_snippet_module, md_table
+from bookkit import checked, given, load_snippet_module, md_table, text
 
 example = load_snippet_module("snippets/backward_pass/_running_example.py")
 
@@ -21,19 +21,18 @@ children = {node: [child for child in order if node in child.parents] for node i
 rows = []
 for position, node in enumerate(order):
     primitive = "root" if node.fun is None else node.fun.__name__
+    # The property the backward pass relies on: every child comes earlier in the list.
+    assert all(order.index(child) < position for child in children[node])
     rows.append(
         [
-            str(position),
+            given(position, shown_as=str),  # the row's index in the list: a label
             f"${name[node]}$",
             f"`{primitive}`",
             ", ".join(f"${name[child]}$" for child in children[node]) or "— (the output)",
             ", ".join(f"${name[parent]}$" for parent in node.parents) or "— (the input)",
         ]
     )
-    # The property the backward pass relies on: every child comes earlier in the list.
-    assert all(order.index(child) < position for child in children[node])
 assert order[0] is end_node and order[-1] is root
-assert len(order) == len(set(order)) == len(recording.of_kind("forward")) + 1
 
 print(
     md_table(
@@ -44,7 +43,11 @@ print(
 shared = [f"${name[node]}$" for node in order if len(children[node]) > 1]
 print()
 print(
-    f"{len(order)} nodes, each listed once. Nodes with more than one child: "
-    + ", ".join(shared)
-    + ". Each of them appears only after all of its children."
+    text(
+        "{count} nodes, each listed once. Nodes with more than one child: {shared}. Each of them "
+        "appears only after all of its children.",
+        count=checked(len(order), against=len(recording.of_kind("forward")) + 1),
+        shared=", ".join(shared),
+    )
 )
+assert len(order) == len(set(order))

@@ -8,7 +8,16 @@ from ad_core import grad
 from ad_core.core import VJPNode
 from ad_core.inspect import record
 from ad_core.tracer import trace
-from bookkit import fmt_array, load_snippet_module, md_table
+from bookkit import (
+    Rendered,
+    central_differences,
+    checked,
+    fmt_array,
+    load_snippet_module,
+    md_table,
+    text,
+    yes_no,
+)
 
 example = load_snippet_module("snippets/backward_pass/_running_example.py")
 
@@ -55,22 +64,45 @@ while stack:  # the same walk, to print the order it produces
 
 wrong = backward_in_discovery_order(1.0, end_node)
 right = grad(example.f)(example.POINT)
-step = 1e-6
-central = np.array(
-    [
-        (example.f(example.POINT + step * e) - example.f(example.POINT - step * e)) / (2 * step)
-        for e in np.eye(2)
-    ]
-)
-right_ok = np.allclose(right, central, rtol=1e-8)
-wrong_ok = np.allclose(wrong, central, rtol=1e-8)
-assert right_ok and not wrong_ok
-assert np.allclose(right, example.closed_form_gradient(example.POINT), rtol=1e-14)
+central = central_differences(example.f, example.POINT)
+closed = example.closed_form_gradient(example.POINT)
+# The same walk with plain floats: the oracle's local partials instead of the engine's VJPs.
+parent_names = {
+    names[event.node]: [names[parent] for parent in event.detail["parents"]]
+    for event in recording.of_kind("forward")
+}
+arrived = {discovery_order[0]: 1.0}
+for name in discovery_order:
+    held = arrived.pop(name, 0.0)
+    for argnum, parent in enumerate(parent_names.get(name, [])):
+        arrived[parent] = arrived.get(parent, 0.0) + held * example.local_partial(name, argnum)
+    if name == "x":
+        wrong_by_hand = held
+lost_by_hand = closed - wrong_by_hand
+right_ok = bool(np.allclose(right, central, rtol=1e-8))
+wrong_ok = bool(np.allclose(wrong, central, rtol=1e-8))
+
+
+# What the page says about the walk: it visits v_0 after v_3 but before v_2, and x before v_{-1}.
+position = {name: index for index, name in enumerate(discovery_order)}
+assert position["v_{3}"] < position["v_{0}"] < position["v_{2}"]
+assert position["x"] < position["v_{-1}"]
+assert right_ok and not wrong_ok, "the shortcut must lose a contribution, and the check must see it"
+
+
+def agrees(flag: bool, gradient) -> object:
+    # Checked another way: against the closed form instead of the differences.
+    return checked(flag, against=bool(np.allclose(gradient, closed, rtol=1e-8)), shown_as=yes_no)
+
 
 print(
-    "Discovery order: "
-    + ", ".join(f"${name}$" for name in discovery_order)
-    + ". Compare it with the toposort order above."
+    Rendered("").join(
+        [
+            "Discovery order: ",
+            ", ".join(f"${name}$" for name in discovery_order),
+            ". Compare it with the toposort order above.",
+        ]
+    )
 )
 print()
 print(
@@ -84,18 +116,33 @@ print(
         [
             [
                 "`backward_pass` (toposort)",
-                fmt_array(right[0]),
-                fmt_array(right[1]),
-                "yes" if right_ok else "no",
+                checked(right[0], against=closed[0], rtol=1e-14, shown_as=fmt_array),
+                checked(right[1], against=closed[1], rtol=1e-14, shown_as=fmt_array),
+                agrees(right_ok, right),
             ],
-            ["discovery order", fmt_array(wrong[0]), fmt_array(wrong[1]), "yes" if wrong_ok else "no"],
-            ["central differences", fmt_array(central[0], 6), fmt_array(central[1], 6), "—"],
+            [
+                "discovery order",
+                # What the walk keeps: each node's cotangent as far as it had arrived when the
+                # node was visited (lost_by_hand below).
+                checked(wrong[0], against=closed[0] - lost_by_hand[0], rtol=1e-14, shown_as=fmt_array),
+                checked(wrong[1], against=closed[1] - lost_by_hand[1], rtol=1e-14, shown_as=fmt_array),
+                agrees(wrong_ok, wrong),
+            ],
+            [
+                "central differences",
+                # Step 1e-6: accurate to about 1e-9 here.
+                checked(central[0], against=closed[0], rtol=1e-8, shown_as=lambda c: fmt_array(c, 6)),
+                checked(central[1], against=closed[1], rtol=1e-8, shown_as=lambda c: fmt_array(c, 6)),
+                checked(None, against=None, shown_as=lambda _: "—"),
+            ],
         ],
     )
 )
-lost = right - wrong
 print()
 print(
-    f"The shortcut lost `{fmt_array(lost)}`: the contributions that reached a node after it had "
-    "already been visited. They were stored, and nobody ever read them."
+    text(
+        "The shortcut lost `{lost}`: the contributions that reached a node after it had already "
+        "been visited. They were stored, and nobody ever read them.",
+        lost=fmt_array(checked(right - wrong, against=lost_by_hand, rtol=1e-14, atol=1e-15)),
+    )
 )

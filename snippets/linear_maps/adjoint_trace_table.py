@@ -5,7 +5,16 @@ import numpy as np
 
 from ad_core import grad
 from ad_core.inspect import record
-from bookkit import fmt_array, latex_matrix, load_snippet_module, md_table
+from bookkit import (
+    central_differences,
+    checked,
+    fmt_array,
+    given,
+    latex_matrix,
+    load_snippet_module,
+    md_table,
+    text,
+)
 
 # The running example of Part I: the same f as in the forward trace above, one primitive a line.
 example = load_snippet_module("snippets/backward_pass/_running_example.py")
@@ -49,6 +58,8 @@ def local_derivative(child: int, argnum: int) -> str:
 rows = []
 visit_order = []
 pending_vjp = None
+expected_total: dict[str, object] = {}
+expected_count: dict[str, int] = {}
 for event in recording.events:
     if event.kind == "visit":
         visit_order.append(names[event.node])
@@ -63,25 +74,27 @@ for event in recording.events:
             line = rf"{bar(names[parent])} = {term}"
         else:
             line = rf"{bar(names[parent])} = {bar(names[parent])} + {term}"
+        contribution = example.contribution(names[child], argnum)
+        expected_total[names[parent]] = expected_total.get(names[parent], 0.0) + contribution
+        expected_count[names[parent]] = expected_count.get(names[parent], 0) + 1
         rows.append(
             [
-                str(len(rows) + 1),
+                given(len(rows) + 1, shown_as=str),
                 f"${line}$",
-                fmt_array(event.detail["contribution"]),
-                fmt_array(event.value),
-                str(event.detail["count"]),
+                # The closed-form adjoints round differently from the engine's products.
+                checked(event.detail["contribution"], against=contribution, rtol=1e-14, shown_as=fmt_array),
+                checked(event.value, against=expected_total[names[parent]], rtol=1e-14, shown_as=fmt_array),
+                checked(event.detail["count"], against=expected_count[names[parent]], shown_as=str),
             ]
         )
 
-# Check the engine's final adjoints against the hand-derived partial derivatives.
 expected = example.closed_form_gradient(point)  # [1 / x1 + x2, x1 - cos x2]
-assert gradient.shape == point.shape
-assert np.allclose(gradient, expected, rtol=1e-14, atol=0)
-step = 1e-6
-central = np.array([(f(point + step * e) - f(point - step * e)) / (2 * step) for e in np.eye(2)])
-assert np.allclose(gradient, central, rtol=1e-8)
+central = central_differences(f, point)
 # Every edge of the graph carries exactly one contribution.
 assert len(rows) == sum(len(parents) for parents in parents_of.values())
+# Any order is valid if a node is visited after every node that uses it.
+position = {name: index for index, name in enumerate(visit_order)}
+assert all(position[names[child]] < position[names[p]] for child, ps in parents_of.items() for p in ps)
 
 print(
     md_table(
@@ -92,9 +105,13 @@ print(
 )
 print()
 print(
-    "Nodes in the order `backward_pass` visited them: "
-    + ", ".join(f"${name}$" for name in visit_order)
-    + f". The result is $\\bar x = {latex_matrix(gradient, vector='row')}$, of shape "
-    f"`{gradient.shape}`; central differences give "
-    f"${latex_matrix(central, precision=6, vector='row')}$."
+    text(
+        "Nodes in the order `backward_pass` visited them: {order}. The result is "
+        "$\\bar x = {gradient}$, of shape {shape}; central differences give ${central}$.",
+        order=", ".join(f"${name}$" for name in visit_order),
+        gradient=latex_matrix(checked(gradient, against=expected, rtol=1e-14), vector="row"),
+        shape=checked(gradient.shape, against=point.shape),
+        # Central differences with step 1e-6: about 1e-9 accurate here.
+        central=latex_matrix(checked(central, against=expected, rtol=1e-8), precision=6, vector="row"),
+    )
 )

@@ -5,7 +5,7 @@ import numpy as np
 
 from ad_core import jacobian, make_jvp, make_vjp
 from ad_core import numpy as anp
-from bookkit import Derivation
+from bookkit import Derivation, central_differences, checked, text
 
 W = np.random.default_rng(1).standard_normal((4, 3))  # g: R^3 -> R^4
 A = np.random.default_rng(2).standard_normal((2, 4))  # h: R^4 -> R^2
@@ -42,6 +42,15 @@ def product_of_jacobians(s: dict) -> np.ndarray:
     return s["u"] @ (jacobian(h)(g(s["x"])) @ jacobian(g)(s["x"]))
 
 
+# The three lines of each derivation all use the engine's rules, so they would agree on a wrong
+# rule too: anchor the first line of each to central differences.
+sample = make_inputs(np.random.default_rng(0))
+assert np.allclose(
+    vjp_of_composition(sample),
+    central_differences(lambda x: sample["u"] @ composed(x), sample["x"]),
+    rtol=1e-7,
+    atol=1e-9,
+)
 reverse = Derivation(make_inputs)
 reverse.step(r"u^\top J_{h \circ g}(x) &", vjp_of_composition)
 reverse.step(r"&= \bigl(u^\top J_h(g(x))\bigr)\, J_g(x)", two_vjps)
@@ -63,14 +72,23 @@ def product_then_vector(s: dict) -> np.ndarray:
     return (jacobian(h)(g(s["x"])) @ jacobian(g)(s["x"])) @ s["v"]
 
 
+step = 1e-6
+directional = (composed(sample["x"] + step * sample["v"]) - composed(sample["x"] - step * sample["v"])) / (
+    2 * step
+)
+assert np.allclose(jvp_of_composition(sample), directional, rtol=1e-7, atol=1e-9)
 forward = Derivation(make_inputs)
 forward.step(r"J_{h \circ g}(x)\, v &", jvp_of_composition)
 forward.step(r"&= J_h(g(x))\, \bigl(J_g(x)\, v\bigr)", two_jvps)
 forward.step(r"&= \bigl(J_h(g(x))\, J_g(x)\bigr)\, v", product_then_vector)
 print(forward.render(trials=3, rtol=1e-12))
-assert reverse.checks > 0 and forward.checks > 0
 print()
+# Each derivation compares every line after the first with the line before, once per trial.
+expected_checks = sum(3 * (len(d.lines) - 1) for d in (reverse, forward))
 print(
-    f"{reverse.checks + forward.checks} comparisons passed: each line against the line before "
-    "it, on random inputs, with the engine computing every product."
+    text(
+        "{count} comparisons passed: each line against the line before it, on random inputs, "
+        "with the engine computing every product.",
+        count=checked(reverse.checks + forward.checks, against=expected_checks),
+    )
 )

@@ -6,7 +6,7 @@ import numpy as np
 from ad_core import make_jvp
 from ad_core import numpy as anp
 from ad_core.inspect import record
-from bookkit import fmt_array, md_table
+from bookkit import checked, fmt_array, given, md_table, text
 
 
 # --8<-- [start:function]
@@ -99,33 +99,34 @@ for event in forward_events:
         tangent_formula = TANGENT_FORMULA[event.primitive](parent_names)
     primal_value = float(event.value)
     tangent_value = float(tangent_of[event.node])
-    assert np.isclose(primal_value, expected_primal[name], rtol=1e-14, atol=0)
-    assert np.isclose(tangent_value, expected_tangent[name], rtol=1e-14, atol=1e-15)
     rows.append(
         [
             f"${name} = {primal_formula}$",
-            fmt_array(primal_value),
+            # The plain-float evaluation above rounds the same operations: exact up to 1e-14.
+            checked(primal_value, against=expected_primal[name], rtol=1e-14, shown_as=fmt_array),
             f"${dot(name)} = {tangent_formula}$",
-            fmt_array(tangent_value),
+            checked(
+                tangent_value, against=expected_tangent[name], rtol=1e-14, atol=1e-15, shown_as=fmt_array
+            ),
             f"`{event.primitive}`",
         ]
     )
-rows.append(
-    [
-        "$y = v_{5}$",
-        fmt_array(float(value)),
-        r"$\dot{y} = \dot{v}_{5}$",
-        fmt_array(float(tangent)),
-        "",
-    ]
-)
 
 # The tangent of the output is df/dx1; a central difference confirms it.
 step = 1e-6
 finite_difference = (f(point + step * direction) - f(point - step * direction)) / (2 * step)
-assert np.isclose(tangent, finite_difference, rtol=1e-8)
-assert np.isclose(tangent, 1 / x1 + x2, rtol=1e-14)
-assert len(jvp_events) == sum(len(event.detail["parents"]) for event in forward_events)
+rows.append(
+    [
+        "$y = v_{5}$",
+        checked(float(value), against=expected_primal["v_{5}"], rtol=1e-14, shown_as=fmt_array),
+        r"$\dot{y} = \dot{v}_{5}$",
+        checked(float(tangent), against=1 / x1 + x2, rtol=1e-14, shown_as=fmt_array),
+        "",
+    ]
+)
+# Forward mode: one JVP rule call per traced argument of each primitive; the two index
+# primitives take one traced argument each, the five others as in Baydin's table.
+TRACED_ARGUMENTS = {"log": 1, "multiply": 2, "sin": 1, "add": 2, "subtract": 2, "array_getitem": 1}
 
 print(
     md_table(
@@ -136,9 +137,17 @@ print(
 )
 print()
 print(
-    f"The engine traced {len(forward_events)} primitives and called "
-    f"{len(jvp_events)} JVP rules, one per traced argument. "
-    f"The last tangent, $\\dot y = {fmt_array(float(tangent))}$, is "
-    rf"$\partial f / \partial x_1$ at $({x1:g}, {x2:g})$; a central difference with step "
-    f"$10^{{-6}}$ gives {fmt_array(float(finite_difference), precision=8)}."
+    text(
+        "The engine traced {primitives} primitives and called {rules} JVP rules, one per traced "
+        "argument. The last tangent, $\\dot y = {last}$, is $\\partial f / \\partial x_1$ at "
+        "$({x1:g}, {x2:g})$; a central difference with step {step} gives {difference}.",
+        primitives=checked(len(forward_events), against=len(expected_primal)),
+        rules=checked(len(jvp_events), against=sum(TRACED_ARGUMENTS[e.primitive] for e in forward_events)),
+        last=fmt_array(checked(float(tangent), against=1 / x1 + x2, rtol=1e-14)),
+        x1=given(x1),
+        x2=given(x2),
+        step=given(step, shown_as=lambda h: f"$10^{{{round(np.log10(h))}}}$"),
+        # A central difference with step 1e-6 is accurate to about 1e-9 here.
+        difference=fmt_array(checked(float(finite_difference), against=1 / x1 + x2, rtol=1e-8), precision=8),
+    )
 )

@@ -4,7 +4,7 @@ import numpy as np
 
 from ad_core import jacobian, make_jvp, make_vjp
 from ad_core import numpy as anp
-from bookkit import assert_shape_then_close, latex_matrix, md_table
+from bookkit import assert_shape_then_close, checked, given, latex_matrix, md_table, text
 
 
 # --8<-- [start:products]
@@ -23,40 +23,46 @@ vjp, _ = make_vjp(f)(x)
 uJ = vjp(u)  # reverse mode: u @ J, without building J
 # --8<-- [end:products]
 
-# The Jacobian by central differences, column by column.
+# The Jacobian by central differences, column by column, and by hand.
 step = 1e-6
 columns = [(f(x + step * e) - f(x - step * e)) / (2 * step) for e in np.eye(3)]
 J_central = np.stack(columns, axis=1)
 assert_shape_then_close(J, J_central, rtol=1e-8, atol=1e-9)
 J_by_hand = np.array([[x[1], x[0], 0.0], [1.0, 0.0, np.cos(x[2])]])
-assert_shape_then_close(J, J_by_hand)
-assert_shape_then_close(Jv, J @ v)
-assert_shape_then_close(uJ, u @ J)
+# Products with the hand-written matrix: NumPy may sum in another order, hence 1e-12.
+J_shown = latex_matrix(checked(J, against=J_by_hand, rtol=1e-12))
+v_shown = latex_matrix(given(v))
+Jv_shown = latex_matrix(checked(Jv, against=J_by_hand @ v, rtol=1e-12, atol=1e-15))
+u_shown = latex_matrix(given(u[None, :]))
+uJ_shown = latex_matrix(checked(uJ[None, :], against=(u @ J_by_hand)[None, :], rtol=1e-12, atol=1e-15))
 
-print("$$")
 print(
-    rf"J_f(x) = {latex_matrix(J)}, \qquad "
-    rf"J_f(x)\,v = {latex_matrix(J)} {latex_matrix(v)} = {latex_matrix(Jv)},"
+    text(
+        "$$\nJ_f(x) = {J}, \\qquad J_f(x)\\,v = {J} {v} = {Jv},\n$$\n",
+        J=J_shown,
+        v=v_shown,
+        Jv=Jv_shown,
+    )
 )
-print("$$")
+print(text("$$\nu^\\top J_f(x) = {u} {J} = {uJ}.\n$$", u=u_shown, J=J_shown, uJ=uJ_shown))
 print()
-print("$$")
-print(
-    rf"u^\top J_f(x) = {latex_matrix(u[None, :])} {latex_matrix(J)} = "
-    rf"{latex_matrix(uJ[None, :])}."
-)
-print("$$")
-print()
+out_shape = np.shape(f(x))
+
+
+def shape(a, expected):
+    return checked(a.shape, against=expected, shown_as=lambda s: f"`{s}`")
+
+
 print(
     md_table(
         ["object", "what it is", "shape"],
         [
-            ["`x`", "the input, a point of $\\mathbb{R}^3$", f"`{x.shape}`"],
-            ["`J`", "the Jacobian, from `jacobian(f)(x)`", f"`{J.shape}`"],
-            ["`v`", "a tangent (input direction)", f"`{v.shape}`"],
-            ["`Jv`", "JVP, from `make_jvp(f)(x)(v)`", f"`{Jv.shape}`"],
-            ["`u`", "a cotangent (output weighting)", f"`{u.shape}`"],
-            ["`uJ`", "VJP, from `make_vjp(f)(x)[0](u)`", f"`{uJ.shape}`"],
+            ["`x`", "the input, a point of $\\mathbb{R}^3$", given(x.shape, shown_as=lambda s: f"`{s}`")],
+            ["`J`", "the Jacobian, from `jacobian(f)(x)`", shape(J, out_shape + x.shape)],
+            ["`v`", "a tangent (input direction)", shape(v, x.shape)],
+            ["`Jv`", "JVP, from `make_jvp(f)(x)(v)`", shape(Jv, out_shape)],
+            ["`u`", "a cotangent (output weighting)", shape(u, out_shape)],
+            ["`uJ`", "VJP, from `make_vjp(f)(x)[0](u)`", shape(uJ, x.shape)],
         ],
     )
 )

@@ -4,10 +4,12 @@ its size and what it defines publicly."""
 import ast
 import importlib
 import pkgutil
+import re
+import sys
 from pathlib import Path
 
 import ad_core
-from bookkit import md_table
+from bookkit import checked, md_table, text
 
 # --8<-- [start:walk]
 package_dir = Path(ad_core.__file__).parent
@@ -19,7 +21,6 @@ while folders:  # iter_modules lists a folder's modules without importing them
         if info.ispkg:
             folders.append((folder / info.name.rpartition(".")[2], f"{info.name}."))
 modules[1:] = sorted(modules[1:])
-# --8<-- [end:walk]
 # --8<-- [end:walk]
 
 
@@ -36,7 +37,11 @@ def first_sentence(docstring: str) -> str:
     """The docstring's first paragraph, up to its first full stop."""
     paragraph = " ".join(docstring.split("\n\n")[0].split())
     head, dot, _ = paragraph.partition(". ")
-    return head + "." if dot else paragraph
+    sentence = head + "." if dot else paragraph
+    # "Layer 2, the core: ..." -> "The core: ...": the layers are computed below from the imports
+    # (differential_operators.py calls itself layer 3; its imports put it in layer 4).
+    layered = re.match(r"Layer \d+, (.)(.*)", sentence, re.DOTALL)
+    return layered.group(1).upper() + layered.group(2) if layered else sentence
 
 
 def source_path(name: str) -> Path:
@@ -57,6 +62,21 @@ def exported_names(name: str, tree: ast.Module) -> list[str]:
     return []
 
 
+def string_constants(name: str, tree: ast.Module) -> int:
+    """Another count of `__all__`: the string constants inside its assignment, or the names the
+    module binds at the top level when `__all__` is computed."""
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets):
+            strings = [
+                n for n in ast.walk(node.value) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            ]
+            if isinstance(node.value, ast.List) and all(isinstance(e, ast.Constant) for e in node.value.elts):
+                return len(strings)
+            return len(set(importlib.import_module(name).__all__))
+    return 0
+
+
+already_loaded = "scipy" in sys.modules
 rows = []
 total_lines = 0
 for name in modules:
@@ -67,21 +87,34 @@ for name in modules:
     assert docstring, f"{name} has no module docstring"
     lines = len(source.splitlines())
     total_lines += lines
-    names = public_definitions(tree) or [f"re-exports {len(exported_names(name, tree))} names"]
-    if names == ["re-exports 0 names"]:
-        names = []
-    shown = ", ".join(f"`{n}`" if not n.startswith("re-exports") else n for n in names[:5])
-    if len(names) > 5:
-        shown += f" and {len(names) - 5} more"
+    definitions = public_definitions(tree)
+    if definitions:
+        listed = ", ".join(f"`{n}`" for n in definitions[:5])
+        if len(definitions) > 5:
+            more = checked(len(definitions) - 5, against=len(definitions[5:]))
+            listed = text("{listed} and {more} more", listed=listed, more=more)
+    else:
+        exported = exported_names(name, tree)
+        listed = (
+            text(
+                "re-exports {count} names",
+                count=checked(len(set(exported)), against=string_constants(name, tree)),
+            )
+            if exported
+            else None
+        )
     rows.append(
         [
             f"`{path.relative_to(package_dir).as_posix()}`",
             first_sentence(docstring),
-            str(lines),
-            shown or "—",
+            # Another count of the lines: the newline characters, plus an unterminated last line.
+            checked(lines, against=source.count("\n") + (not source.endswith("\n")), shown_as=str),
+            listed,
         ]
     )
 
+# Reading the map never loads SciPy (ad_core.scipy imports its submodules lazily).
+assert already_loaded or "scipy" not in sys.modules, "the package map must not need SciPy"
 print(
     md_table(
         ["file in `ad_core/`", "what its docstring says first", "lines", "public definitions"],
@@ -90,4 +123,11 @@ print(
     )
 )
 print()
-print(f"{len(modules)} modules, {total_lines:,} lines in all, comments and docstrings included.")
+files = sorted(package_dir.rglob("*.py"))
+print(
+    text(
+        "{modules} modules, {total:,} lines in all, comments and docstrings included.",
+        modules=checked(len(modules), against=len(files)),
+        total=checked(total_lines, against=sum(f.read_bytes().count(b"\n") for f in files)),
+    )
+)

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bookkit import checked, observed, text
+
 here = globals().get("__file__")
 repo = Path(here).resolve().parents[2] if here else Path.cwd()
 snippet = "snippets/overview/first_gradient.py"
@@ -23,13 +25,12 @@ with contextlib.redirect_stdout(in_process):
 assert completed.returncode == 0
 assert completed.stdout == in_process.getvalue(), "standalone and in-process runs differ"
 
-print("```console")
-print(f"$ python {snippet}")
-print(completed.stdout.rstrip())
-print("```")
-print()
+print(observed(f"$ python {snippet}\n{completed.stdout}", lang="console"))
 print(
-    f"The fresh process exited with code {completed.returncode} and printed "
-    f"{len(completed.stdout.splitlines())} lines, identical to what the same file prints when "
-    "it runs inside the process that builds this page."
+    text(
+        "The fresh process exited with code {code} and printed {lines} lines, identical to what "
+        "the same file prints when it runs inside the process that builds this page.",
+        code=checked(completed.returncode, against=0),
+        lines=checked(len(completed.stdout.splitlines()), against=in_process.getvalue().count("\n")),
+    )
 )

@@ -3,9 +3,11 @@ pages that include them, counted from the files at build time."""
 
 import ast
 import re
+import tokenize
+from os import listdir as os_listdir
 from pathlib import Path
 
-from bookkit import md_table
+from bookkit import checked, md_table, text
 
 here = globals().get("__file__")
 repo = Path(here).resolve().parents[2] if here else Path.cwd()
@@ -19,6 +21,9 @@ for page in sorted(docs.rglob("*.md")):
         included_by.setdefault(match.group(1), set()).add(page.relative_to(docs).as_posix())
 
 
+HELPERS = ("assert_shape_then_close", "render", "check", "checked")
+
+
 def count_asserts(path: Path) -> int:
     """`assert` statements plus calls of the book's checking helpers."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -28,11 +33,26 @@ def count_asserts(path: Path) -> int:
             count += 1
         elif isinstance(node, ast.Call):
             name = getattr(node.func, "id", getattr(node.func, "attr", ""))
-            if name in ("assert_shape_then_close", "render", "check"):
+            if name in HELPERS:
                 count += 1
     return count
 
 
+def count_asserts_by_tokens(path: Path) -> int:
+    """The same count read from the token stream instead of the syntax tree (strings and
+    comments are single tokens, so a helper named inside them does not count)."""
+    with path.open("rb") as source:
+        tokens = [t for t in tokenize.tokenize(source.readline) if t.type in (tokenize.NAME, tokenize.OP)]
+    count = 0
+    for before, token, after in zip([None, *tokens[:-1]], tokens, [*tokens[1:], None], strict=True):
+        if token.string == "assert":
+            count += 1
+        elif token.string in HELPERS and after is not None and after.string == "(":
+            count += before is None or before.string != "def"
+    return count
+
+
+page_texts = [page.read_text(encoding="utf-8") for page in sorted(docs.rglob("*.md"))]
 rows = []
 totals = [0, 0, 0]
 for folder in sorted(p for p in (repo / "snippets").iterdir() if p.is_dir()):
@@ -43,12 +63,20 @@ for folder in sorted(p for p in (repo / "snippets").iterdir() if p.is_dir()):
     asserts = sum(count_asserts(f) for f in files)
     shown = sum(1 for r in relative if r in included_by)
     pages = sorted({page for r in relative for page in included_by.get(r, ())})
+    listed = [name for name in os_listdir(folder) if name.endswith(".py") and not name.startswith("_")]
+    n_files = checked(len(files), against=len(listed), shown_as=str)
     rows.append(
         [
             f"`{folder.name}`",
-            str(len(files)),
-            str(asserts),
-            f"{shown} of {len(files)}",
+            n_files,
+            checked(asserts, against=sum(count_asserts_by_tokens(f) for f in files), shown_as=str),
+            text(
+                "{shown} of {total}",
+                shown=checked(
+                    shown, against=sum(1 for r in relative if any(f'"{r}' in t for t in page_texts))
+                ),
+                total=n_files,
+            ),
             ", ".join(f"`{p}`" for p in pages) or "—",
         ]
     )
@@ -68,9 +96,15 @@ print(
     )
 )
 print()
+all_files = [f for f in (repo / "snippets").rglob("*.py") if not f.name.startswith("_")]
 print(
-    f"In all: {totals[0]} snippet files holding {totals[1]} checks (`assert` statements and "
-    f"calls of the checking helpers, counted in the source); {totals[2]} of the files are "
-    "included by a page. A check inside a loop runs once per pass, so the build runs more "
-    "checks than this static count."
+    text(
+        "In all: {files} snippet files holding {checks} checks (`assert` statements and calls of "
+        "the checking helpers such as `checked`, counted in the source); {shown} of the files are "
+        "included by a page. A check inside a loop runs once per pass, so the build runs more "
+        "checks than this static count.",
+        files=checked(totals[0], against=len(all_files)),
+        checks=checked(totals[1], against=sum(count_asserts_by_tokens(f) for f in all_files)),
+        shown=checked(totals[2], against=len({r for r in included_by if not Path(r).name.startswith("_")})),
+    )
 )

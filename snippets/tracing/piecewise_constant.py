@@ -5,7 +5,7 @@ import numpy as np
 
 from ad_core import grad
 from ad_core import numpy as anp
-from bookkit import fmt_array, md_table
+from bookkit import central_differences, checked, fmt_array, given, md_table, text
 
 
 # --8<-- [start:select]
@@ -24,22 +24,27 @@ def rounded_scale(x):
 x = np.array([0.3, 2.7, -1.2, 1.9])
 g_largest = grad(largest)(x)
 g_rounded = grad(rounded_scale)(x)
-one_hot = np.eye(x.size)[np.argmax(x)]
-assert np.array_equal(g_largest, one_hot)
-assert np.array_equal(g_rounded, np.floor(x))
+# By hand: the one-hot vector of the largest entry, and floor(x) (floor is constant between
+# integers, so d/dx of floor(x) * x is floor(x)).
+expected = {"largest": np.eye(x.size)[np.argmax(x)], "rounded_scale": np.floor(x)}
 
-step = 1e-6
 rows = []
 for name, function, gradient in [
     ("largest", largest, g_largest),
     ("rounded_scale", rounded_scale, g_rounded),
 ]:
-    central = np.array(
-        [(function(x + step * e) - function(x - step * e)) / (2 * step) for e in np.eye(x.size)]
+    central = central_differences(function, x)
+    rows.append(
+        [
+            f"`{name}`",
+            checked(gradient, against=expected[name], shown_as=fmt_array),
+            # Both functions are linear near x: central differences are exact up to rounding.
+            checked(
+                central, against=expected[name], rtol=1e-6, atol=1e-8, shown_as=lambda c: fmt_array(c, 6)
+            ),
+        ]
     )
-    assert np.allclose(gradient, central, rtol=1e-6, atol=1e-8)
-    rows.append([f"`{name}`", fmt_array(gradient), fmt_array(central, 6)])
 
-print(f"At `x = {fmt_array(x)}`:")
+print(text("At `x = {x}`:", x=fmt_array(given(x))))
 print()
 print(md_table(["function", "grad", "central difference"], rows))

@@ -47,6 +47,16 @@ def test_adjoint_trace_matches_autograd(text: str) -> None:
 
 def test_pass_counts(text: str) -> None:
     for n, m in [(1, 1), (4, 1), (16, 1), (64, 1), (1, 4), (1, 16), (1, 64), (16, 16), (64, 4)]:
-        # Forward mode: one trace per input and one JVP call per primitive argument
-        # (dot and tanh, one traced argument each); reverse: one trace and m backward passes.
-        assert_table_row(text, str(n), str(m), str(n), str(2 * n), f"1 + {m}", str(2 * m))
+        # f = tanh(W x): two primitives (dot, tanh), one traced argument each. Forward mode
+        # evaluates f and calls both JVP rules in each of its n passes; reverse mode evaluates f
+        # once and calls both VJP rules in each of its m backward passes. At n = m the rule
+        # calls tie and forward mode's extra primal evaluations decide for reverse.
+        forward, reverse = 2 * n + 2 * n, 2 + 2 * m
+        verdict = "forward" if forward < reverse else "reverse" if reverse < forward else "tie"
+        assert_table_row(text, str(n), str(m), str(2 * n), str(2 * n), "2", str(m), str(2 * m), verdict)
+
+
+def test_cheap_gradient_ratio(text: str) -> None:
+    # For m = 1: reverse costs (2 + 2) / 2 of f's work, whatever n; forward n times that.
+    assert r"cost 2 times the work of evaluating \(f\) once in reverse mode" in text
+    assert r"128 times at \(n = 64\)" in text

@@ -52,3 +52,26 @@ def test_every_overview_snippet_is_on_the_page(text: str) -> None:
     cells = [cell.strip() for cell in line.strip("|").split("|")]
     shown, total = cells[3].split(" of ")
     assert shown == total == cells[1]
+
+
+def test_self_test_counts_each_name_once_and_every_jvp_rule(text: str) -> None:
+    """The counts of the self-test, made here another way: names deduplicated with a set, and a
+    JVP rule counted when forward mode really works through the primitive's first argument."""
+    import warnings
+
+    from ad_core import make_jvp
+
+    names = {name for name in anp.__all__ if callable(getattr(anp, name))}
+    assert f"names {len(names)} callables once each" in text
+    primitives = [
+        getattr(anp, name) for name in sorted(names) if getattr(getattr(anp, name), "is_primitive", False)
+    ]
+    # multiply, sum, dot and indexing get their JVP from def_linear, registered for every argument.
+    x = np.array([0.5, -1.0, 2.0])
+    for function in (anp.multiply, anp.sum, anp.dot):
+        args = (x, x) if function is not anp.sum else (x,)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            make_jvp(lambda a, f=function, rest=args[1:]: f(a, *rest))(x)(x)
+    with_jvp = sum(bool(f.jvps.get(0) or getattr(f, "jvp_every_argnum", None)) for f in primitives)
+    assert f"and {with_jvp} a JVP rule (forward mode)" in text

@@ -46,3 +46,32 @@ def test_untraceable_code_is_refused(text: str) -> None:
         assert line is not None and "Error" in line, label
     traced = next(line for line in text.splitlines() if "np.sin(x) * 2.0" in line)
     assert f"{2 * np.cos(0.5):.6f}" in traced
+
+
+def test_primitive_table_rule_columns_follow_real_calls(text: str) -> None:
+    """A rule column says yes exactly when differentiating through the function works."""
+    from ad_core import make_jvp, make_vjp
+
+    x = np.array([0.5, -1.5, 2.5])
+    other = np.array([0.3, 0.7, -1.1])
+    cases = {
+        "anp.multiply": lambda a: anp.multiply(a, other),
+        "anp.sum": lambda a: anp.sum(a),
+        "anp.dot": lambda a: anp.dot(a, other),
+        "anp.array_getitem": lambda a: anp.array_getitem(a, 1),
+        "anp.float_power": lambda a: anp.float_power(a, 2.0),
+    }
+
+    def works(call) -> bool:
+        try:
+            call()
+        except NotImplementedError:
+            return False
+        return True
+
+    for label, of_first in cases.items():
+        vjp_works = works(lambda f=of_first: make_vjp(f)(x)[0](np.ones_like(f(x))))
+        jvp_works = works(lambda f=of_first: make_jvp(f)(x)(x))
+        line = next(line for line in text.splitlines() if line.startswith(f"| {label} |"))
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        assert cells[2:4] == ["yes" if vjp_works else "no", "yes" if jvp_works else "no"], (label, cells)
