@@ -143,6 +143,25 @@ def test_sgd_step_under_a_constant_gradient() -> None:
     assert np.all(np.abs(steps) < eta * np.abs(g))
 
 
+def test_builtins_look_through_boxes_and_build_plain_containers_from_plain_values() -> None:
+    from ad_core import builtins
+
+    assert type(builtins.tuple([1.0, 2.0])) is tuple and type(builtins.dict(a=1.0)) is dict
+    seen = {}
+
+    def f(x):
+        pair = builtins.tuple([x, 2.0 * x])
+        seen["checks"] = (builtins.isinstance(pair, builtins.tuple), builtins.isinstance(pair, tuple),
+                          builtins.type(x) is float)
+        return pair[0] + pair[1]
+
+    assert ad_core.grad(f)(1.0) == 3.0
+    assert seen["checks"] == (True, True, True)
+    for name in ("tuple", "list", "dict", "isinstance", "type"):
+        assert getattr(ad_core, name) is getattr(builtins, name) and hasattr(autograd, name)
+        assert name not in ad_core.__all__
+
+
 def test_vector_jacobian_product_as_in_autograd() -> None:
     u = RNG.standard_normal((2, 3))
     ours = ad_core.vector_jacobian_product(lambda w: anp.stack([anp.sin(w), w**2]))(X, u)
