@@ -320,8 +320,9 @@ TERMS = [
          "and `np.tile` copy memory. When they build the same array their gradients are equal.",
          ("part2/copies-and-gathers.md",), ("expand versus repeat",)),
     Term("minibatch", "小批量",
-         "A small random subset of the training examples, used for one gradient step; the loss "
-         "averages over its rows.", ("part3/loss-output-tanh.md",)),
+         "A small batch of training examples drawn at random (in Part III with replacement, as in "
+         "Karpathy's lecture), used for one gradient step; the loss averages over its rows.",
+         ("part3/loss-output-tanh.md",)),
     Term("Bessel's correction", "贝塞尔校正",
          "Dividing the sum of squared deviations from the sample mean by $n - 1$ instead of $n$, "
          "which makes the sample variance an unbiased estimate of the population variance.",

@@ -4,6 +4,7 @@ compare with it, against HIPS/autograd 1.9.1."""
 from __future__ import annotations
 
 import inspect
+import re
 import warnings
 
 import numpy as np
@@ -170,8 +171,9 @@ def test_vector_jacobian_product_as_in_autograd() -> None:
 
 
 def test_page_lists_sections_in_the_order_its_introduction_gives(text: str) -> None:
-    order = ["Differential operators", "Writing rules", "The NumPy wrapper", "SciPy",
-             "Flattening and optimizers", "Containers and type checks", "The recorder",
-             "Gradient checks"]
-    positions = [text.index(heading) for heading in order]
+    order = ["Differential operators", "Writing rules: ad_core.extend", "The NumPy wrapper",
+             "SciPy: ad_core.scipy", "Flattening and optimizers", "Containers and type checks",
+             "The recorder: ad_core.inspect", "Gradient checks"]
+    headings = re.findall(r"^(.+)¶$", text, flags=re.MULTILINE)
+    positions = [next(i for i, h in enumerate(headings) if h.startswith(name)) for name in order]
     assert positions == sorted(positions)
