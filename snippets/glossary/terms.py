@@ -65,12 +65,13 @@ assert hand_and_rule_bits_agree(POWER_OF_TWO.value), "different operations, equa
 assert not hand_and_rule_bits_agree(OTHER.value), "the same two lines differ in some bit at B = 30"
 BIT_FOR_BIT = text(
     "Two floating-point results that agree in every bit, on the input at hand. The same "
-    "operations in the same order always agree; different operations may agree on one input "
-    "and not on another, so the equality is a fact about that input. In a hand-versus-engine "
-    "comparison table an *exact* row means this: the hand line `(1.0/probs)*dlogprobs` and the "
-    "engine's rule `g / x` are different operations, and they agree bit for bit at a batch size "
-    "of {b1}, where every nonzero `dlogprobs` entry is $-1/B$, a power of two (scaling a normal "
-    "float by a power of two is exact), but not at a batch size of {b2}.",
+    "operations in the same order on the same machine always agree; different operations may "
+    "agree on one input and not on another, so the equality is a fact about that input. In a "
+    "hand-versus-engine comparison table an *exact* row means this: the hand line "
+    "`(1.0/probs)*dlogprobs` and the engine's rule `g / x` are different operations, and they "
+    "agree bit for bit at a batch size of {b1}, where every nonzero `dlogprobs` entry is "
+    "$-1/B$, a power of two (scaling a normal float by a power of two is exact), but not at a "
+    "batch size of {b2}.",
     b1=POWER_OF_TWO,
     b2=OTHER,
 )
