@@ -124,6 +124,19 @@ def test_readme_differences_from_autograd_hold() -> None:
     missing_extend = public_extend - set(dir(ad_core.extend))
     assert missing_extend == {"SparseObject", "register_notrace"}, missing_extend
     assert hasattr(autograd, "primitive") and not hasattr(ad_core, "primitive")
+    import inspect
+
+    import autograd.test_util
+
+    import ad_core.test_util
+
+    assert inspect.signature(autograd.test_util.check_grads).parameters["argnum"].default == 0
+    assert inspect.signature(ad_core.test_util.check_grads).parameters["argnum"].default is None
+    assert hasattr(ag_np, "custom_where") and not hasattr(anp, "custom_where")
+    # The deprecated aliases hang off functions made with autograd's top-level `primitive`.
+    theirs, ours = autograd.primitive(lambda x: x), ad_core.extend.primitive(lambda x: x)
+    for alias in ("defgrad", "defvjp_is_zero"):
+        assert hasattr(theirs, alias) and not hasattr(ours, alias)
 
     matrix = np.array([[2.0, 1.0], [1.0, 3.0]])
     direction = np.ones((2, 2))
