@@ -28,7 +28,36 @@ class Term(NamedTuple):
     mentions: tuple[str, ...] = ()  # how those pages write it, when not as the term itself
 
 
-# --- The two entries whose definitions hold numbers, computed here ------------------------------
+# --- The entries whose definitions hold numbers, computed or read here ---------------------------
+
+# The versions the book names: NumPy as it runs the build, PyTorch as the tests pin it.
+NUMPY = given(np.__version__.split(".")[0] + ".x")
+PYPROJECT = (Path(globals().get("__file__") or "snippets/glossary/terms.py").resolve().parents[2]
+             / "pyproject.toml").read_text(encoding="utf-8")
+(TORCH_PIN,) = set(re.findall(r'"torch==(\d+\.\d+)\.\d+"', PYPROJECT))
+PYTORCH = given(TORCH_PIN)
+NUMPY_BROADCASTING = "https://numpy.org/doc/stable/user/basics.broadcasting.html"
+NUMPY_EINSUM = "https://numpy.org/doc/stable/reference/generated/numpy.einsum.html"
+TORCH_EXPAND = "https://docs.pytorch.org/docs/" + TORCH_PIN + "/generated/torch.Tensor.expand.html"
+
+BROADCASTING = text(
+    "[NumPy's rule](" + NUMPY_BROADCASTING + ") (NumPy {numpy}) for combining arrays of "
+    "different shapes: shapes are aligned from the right, missing leading axes are added, and "
+    "size-$1$ axes are stretched, without copying, to the other operand's length.",
+    numpy=NUMPY,
+)
+EINSUM = text(
+    "[NumPy's `einsum`](" + NUMPY_EINSUM + ") (NumPy {numpy}): a subscript string names every "
+    "axis of the operands, and the indices that do not appear in the output are summed over.",
+    numpy=NUMPY,
+)
+EXPAND_VS_REPEAT = text(
+    "Two ways to enlarge an array: [PyTorch {torch}'s `Tensor.expand`](" + TORCH_EXPAND + ") and "
+    "NumPy's `broadcast_to` return a view whose enlarged axes have stride $0$, while "
+    "`Tensor.repeat`, `np.repeat` and `np.tile` copy memory. When they build the same array "
+    "their gradients are equal (`tests/snippets/test_glossary.py` runs PyTorch to check it).",
+    torch=PYTORCH,
+)
 
 # Machine epsilon: the gap from 1 to the next float, read from NumPy and found by stepping.
 eps64 = checked(np.finfo(np.float64).eps, against=np.nextafter(1.0, 2.0) - 1.0)
@@ -113,10 +142,7 @@ TERMS = [
          "$\\langle F(a), g\\rangle = \\langle a, F^\\ast(g)\\rangle$, for real arrays the transpose; "
          "gather and scatter-add are adjoint maps. A VJP applies the adjoint of a derivative to "
          "the adjoint of the output.", ("part1/linear-maps.md", "part2/copies-and-gathers.md")),
-    Term("broadcasting", "广播",
-         "NumPy's rule for combining arrays of different shapes: shapes are aligned from the "
-         "right, missing leading axes are added, and size-$1$ axes are repeated.",
-         ("part1/broadcasting-in-reverse.md",)),
+    Term("broadcasting", "广播", BROADCASTING, ("part1/broadcasting-in-reverse.md",)),
     Term("unbroadcast", "反广播",
          "Summing a cotangent over the axes that broadcasting added or stretched, so it returns to "
          "the input's shape.", ("part1/broadcasting-in-reverse.md",)),
@@ -230,9 +256,7 @@ TERMS = [
     Term("scatter-add", "散射加",
          "Adding values into an array at given indices, accumulating where indices repeat; its VJP "
          "with respect to the added values is a gather.", ("part2/copies-and-gathers.md",)),
-    Term("einsum", "爱因斯坦求和",
-         "NumPy's `einsum`: a subscript string names every axis of the operands, and the indices "
-         "that do not appear in the output are summed over.", ("part2/matmul.md",)),
+    Term("einsum", "爱因斯坦求和", EINSUM, ("part2/matmul.md",)),
     Term("Kronecker product", "克罗内克积",
          "The block matrix $A \\otimes B$ whose $(i, j)$ block is $a_{ij} B$; the Jacobian of "
          "broadcasting a vector along a new axis is a Kronecker product of an identity and a "
@@ -315,11 +339,8 @@ TERMS = [
          "gradient times the other factor, transposed and placed on the side that makes the inner "
          "sizes match: for $C = AB$, $\\bar A = \\bar C B^\\top$ and $\\bar B = A^\\top \\bar C$.",
          ("part2/matmul.md",)),
-    Term("expand vs repeat", "视图扩展与复制",
-         "Two ways to enlarge an array: PyTorch's `Tensor.expand` and NumPy's `broadcast_to` "
-         "return a view whose enlarged axes have stride $0$, while `Tensor.repeat`, `np.repeat` "
-         "and `np.tile` copy memory. When they build the same array their gradients are equal.",
-         ("part2/copies-and-gathers.md",), ("expand versus repeat",)),
+    Term("expand vs repeat", "视图扩展与复制", EXPAND_VS_REPEAT, ("part2/copies-and-gathers.md",),
+         ("expand versus repeat",)),
     Term("minibatch", "小批量",
          "A small batch of training examples drawn at random (in Part III with replacement, as in "
          "Karpathy's lecture), used for one gradient step; the loss averages over its rows.",
