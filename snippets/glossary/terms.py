@@ -246,7 +246,9 @@ TERMS = [
          ("part3/loss-output-tanh.md",)),
     Term("batch normalization", "批归一化",
          "Normalizing each feature by the mean and variance of the current batch, then scaling "
-         "and shifting it with learned parameters.", ("part3/batchnorm-embedding.md",)),
+         "and shifting it with learned parameters (Ioffe and Szegedy, [\"Batch Normalization: "
+         "Accelerating Deep Network Training by Reducing Internal Covariate "
+         "Shift\"](https://arxiv.org/abs/1502.03167)).", ("part3/batchnorm-embedding.md",)),
     Term("embedding", "嵌入",
          "A lookup table that maps an integer token to a learned vector; its backward pass is a "
          "scatter-add.", ("part3/batchnorm-embedding.md",)),
