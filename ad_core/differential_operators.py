@@ -128,8 +128,9 @@ def _check_scalar_output(value: Any, operator: str) -> None:
 def grad(fun: Callable, argnum: int | tuple[int, ...] = 0) -> Callable:
     r"""The gradient of a scalar function: $\nabla f(x) = J_f(x)^\top \cdot 1$.
 
-    `grad(f, argnum=0)(*args)` returns an array of the shape of `args[argnum]` (a tuple of
-    them for a tuple `argnum`), from one forward trace and one backward pass.
+    `grad(f, argnum=0)(*args)` returns a value of the shape (and container structure) of
+    `args[argnum]` (a tuple of them for a tuple `argnum`), from one forward trace and one
+    backward pass.
     """
     return _nary(_grad, fun, argnum, "grad")
 
@@ -225,7 +226,9 @@ def make_vjp(fun: Callable, argnum: int | tuple[int, ...] = 0) -> Callable:
 def hessian_vector_product(fun: Callable, argnum: int = 0) -> Callable:
     r"""`hvp(*args, v)` is $H v$, computed forward-over-reverse: the JVP of the gradient.
 
-    It costs one forward and one backward pass, never forming $H$.
+    It runs the gradient's forward and backward pass once, in forward mode, so every value
+    carries a tangent: a small constant times the cost of one gradient, and $H$ is never
+    formed. (HIPS/autograd 1.9.1 computes the same product reverse-over-reverse.)
     """
     gradient = grad(fun, argnum)
 
@@ -346,8 +349,9 @@ def make_ggnvp(f: Callable, g: Callable | None = None, f_argnum: int = 0) -> Cal
     `make_ggnvp(f, g)(*args)` returns $v \mapsto J_f^\top \nabla^2 g\, J_f\, v$.
 
     It is the Hessian of $L$ without the terms that need second derivatives of $f$, positive
-    semi-definite whenever $g$ is convex; the default $g(y) = \tfrac12 \sum y^2$ (over the last
-    axis) gives $J_f^\top J_f v$.
+    semi-definite whenever $g$ is convex. The default $g(y) = \tfrac12 \sum y^2$ sums over the
+    last axis, as in autograd, so it is a scalar, and gives $J_f^\top J_f v$, only when $f$
+    returns a vector; for an output with more axes pass a `g` of your own.
     """
     from . import numpy as anp
 

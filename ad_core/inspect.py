@@ -1,8 +1,10 @@
 """The recorder: what the engine really does, captured while it does it.
 
 The engine calls the hooks below only while a `record()` block is active (`active` is not
-None), so recording costs one comparison per node when it is off. Every value stored is a
-copy of what the engine computed at that moment, never a recomputation.
+None), so when it is off recording costs one `is not None` test at each place that could
+record: each primitive call, each node and edge of a backward pass, each stage of
+`unbroadcast` and `broadcast`. Every array stored is a copy of what the engine computed at
+that moment, never a recomputation.
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 `flatten` turns a nested list, tuple or dict of arrays (a model's parameters) into one vector
 and back; `optimizers` has `sgd`, `rmsprop` and `adam`, which optimize such containers by
-working on the flat vector. Both behave like `autograd.misc` 1.9.1, so code written for
-autograd keeps working when only the import changes.
+working on the flat vector. Both have the names and signatures of `autograd.misc` 1.9.1, and
+the tests compare their results with autograd's, so code written for autograd keeps working
+when only the import changes.
 """
 
 from .flatten import flatten, flatten_func

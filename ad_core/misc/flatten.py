@@ -37,9 +37,10 @@ def flatten(value: Any) -> tuple[Any, Callable[[Any], Any]]:
 
     which is $f^{-1}(v)$, because $f$ only permutes entries ($J_f^\top J_f = I$).
 
-    As in autograd, all leaves share one dtype in the vector (mixed floats and ints are not
-    preserved), the keys of a dict must be sortable, and leaves must be floats or complex
-    numbers. Both `flatten` and `unflatten` can be traced: `grad` through either works.
+    As in autograd, all leaves share one dtype in the vector (their common type), the keys of a
+    dict must be sortable, and leaves must be floats or complex numbers: with an integer leaf,
+    `unflatten` raises `TypeError` (autograd 1.9.1's `flatten` raises it already). Both
+    `flatten` and `unflatten` can be traced: `grad` through either works.
     """
     unflatten, flat_value = make_vjp(_flatten, value)
     return flat_value, unflatten

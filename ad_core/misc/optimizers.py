@@ -73,8 +73,9 @@ def sgd(
 
     $$v_{i+1} = \mu v_i - (1 - \mu)\, g_i, \qquad x_{i+1} = x_i + \eta\, v_{i+1}.$$
 
-    The velocity is an exponential moving average of the negative gradients, so $\eta$ is the
-    largest step it can take when the gradient stays the same.
+    The velocity is an exponential moving average of the negative gradients: under a gradient
+    $g$ that stays the same, $v_i = -(1 - \mu^i)\, g$, so the step $\eta v_i$ grows towards
+    $-\eta g$ and never passes it.
     """
     velocity = anp.zeros(len(x))
     for i in range(num_iters):

@@ -18,8 +18,10 @@ $\mathbb{C}$-linear map $y = M z$ has VJP $M^\top \bar{y}$; a real input keeps t
 
 `hfft` and `ihfft` have no rules: they compute their values and fail only when a derivative
 has to flow through them, with an error that names them. Reverse mode refuses a transform
-that lists the same axis twice (`NotImplementedError`, as in HIPS/autograd); forward mode
-applies the transform to the tangent, which is exact there too.
+that lists the same axis twice (`NotImplementedError`); HIPS/autograd 1.9.1 refuses it for
+the real transforms, and for the complex ones it checks only `axis`, not `axes`, and
+differentiates them. Forward mode applies the transform to the tangent, which is exact there
+too.
 """
 
 from __future__ import annotations

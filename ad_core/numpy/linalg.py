@@ -16,12 +16,14 @@ again), for single matrices and for stacks of them (leading batch axes) alike:
 | `matrix_power` | composed of `matmul` (and `inv` for negative powers), so it follows their rules |
 
 Functions that return several arrays (`eigh`, `slogdet`, `svd`, `qr`, `eig`) give NumPy's
-named tuple on plain arrays and a plain tuple on traced ones: unpack it or index it, as with
-HIPS/autograd. The others without rules (`qr`, `lstsq`, ...) compute their values
-and fail only when a derivative has to flow through them, with an error that names them.
+named tuple on plain arrays and a traced tuple without the field names on traced ones: unpack
+it or index it, as with HIPS/autograd 1.9.1. The others without rules (`qr`, `lstsq`, ...)
+compute their values and fail only when a derivative has to flow through them, with an error
+that names them.
 
-Most formulas follow Giles, "An extended collection of matrix derivative results for forward
-and reverse mode algorithmic differentiation" (2008), like HIPS/autograd's.
+Most formulas follow Giles, ["An extended collection of matrix derivative results for forward
+and reverse mode algorithmic differentiation"](https://people.maths.ox.ac.uk/gilesm/files/NA-08-01.pdf)
+(2008), as HIPS/autograd 1.9.1's do ([its citation](https://github.com/HIPS/autograd/blob/v1.9.1/autograd/numpy/linalg.py#L25-L29)).
 """
 
 from __future__ import annotations

@@ -6,10 +6,10 @@ $Y_i = y(t_i)$ for every time in `t`. `func` must be written with `ad_core.numpy
 backward pass differentiates it. The gradient of a loss $L(Y)$ with respect to $y_0$, to the
 times $t_i$ and to $\theta$ (any nesting of tuples, lists and dicts of arrays) comes from the
 adjoint system, integrated backwards from one output time to the previous one by
-`scipy.integrate.odeint` itself (Froehlich, Loos and Hasenauer, "Scalable inference of
-ordinary differential equation models of biochemical processes", 2017, Sec. 2.4.2, as in
-HIPS/autograd). Between output times the state $a(t) = \partial L / \partial y(t)$ and the
-accumulated cotangents of $t_0$ and $\theta$ follow
+`scipy.integrate.odeint` itself (Froehlich, Loos and Hasenauer, ["Scalable inference of
+ordinary differential equation models of biochemical processes"](https://arxiv.org/abs/1711.08079),
+2017, Sec. 2.4.2, as in HIPS/autograd 1.9.1). Between output times the state
+$a(t) = \partial L / \partial y(t)$ and the accumulated cotangents of $t_0$ and $\theta$ follow
 $$\dot{a} = -a^\top \frac{\partial f}{\partial y},\qquad
 \dot{\bar{t}}_0 = -a^\top \frac{\partial f}{\partial t},\qquad
 \dot{\bar{\theta}} = -a^\top \frac{\partial f}{\partial \theta},$$

@@ -45,13 +45,15 @@ def page_title(path):
 
 present = [(part, path, about) for part, path, about in PLAN if (REPO_ROOT / "docs" / path).is_file()]
 assert len({path for _, path, _ in PLAN}) == len(PLAN), "a page is listed twice"
-assert all((REPO_ROOT / "docs" / path).is_file() for _, path, _ in present)
+# Every page of the book is on the map: a new page that the plan does not name fails here.
+pages = {page.relative_to(REPO_ROOT / "docs").as_posix() for page in (REPO_ROOT / "docs").rglob("*.md")}
+unplanned = sorted(pages - {path for _, path, _ in PLAN} - {"index.md"})
+assert not unplanned, f"pages missing from the map of the book: {unplanned}"
 
 if not present:
     print("The chapters are being written; none has been published yet.")
 parts = list(dict.fromkeys(part for part, _, _ in present))
 for part in parts:
     rows = [[f"[{page_title(path)}]({path})", about] for row_part, path, about in present if row_part == part]
-    assert rows
     print(f"### {part}\n")
     print(md_table(["page", "what it covers"], rows))
