@@ -882,3 +882,54 @@ def evaluate_loss_atomic(
     statistics replaced by the frozen ones, and the loss by the atomic softmax chain instead of
     log-sum-exp."""
     return float(forward(params, X, Y, replace={"bnmeani": bnmean, "bnvar": bnvar})["loss"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Where things are, for the chapters' theory ↔ source tables
+# ---------------------------------------------------------------------------------------------
+
+
+def _line_span(path: str, first: int, last: int) -> Rendered:
+    if first == last:
+        return text("`{path}` line {first}", path=path, first=first)
+    return text("`{path}` lines {first}\u2013{last}", path=path, first=first, last=last)
+
+
+def located(obj: Any) -> Rendered:
+    """`path` lines `first`–`last` of an engine or model object, from `source_location`, each
+    number checked against `inspect.getsourcelines` of the unwrapped function."""
+    import inspect
+    import os
+
+    from .source import REPO_ROOT, source_location
+
+    path, first, last = source_location(obj)
+    function = inspect.unwrap(getattr(obj, "fun", obj))
+    lines, start = inspect.getsourcelines(function)
+    where = os.path.relpath(inspect.getsourcefile(function), REPO_ROOT).replace(os.sep, "/")
+    return _line_span(
+        checked(path, against=where).value,
+        checked(first, against=start),
+        checked(last, against=start + len(lines) - 1),
+    )
+
+
+def section_location(name: str) -> Rendered:
+    """The code lines of the ``--8<--`` section `name` of this module (the lines the pages
+    include), found by reading the file, each number checked against the module source that
+    `inspect` returns."""
+    import inspect
+    from pathlib import Path
+
+    file_lines = Path(__file__).read_text(encoding="utf-8").splitlines()
+    start = file_lines.index(next(s for s in file_lines if s.strip() == f"# --8<-- [start:{name}]"))
+    end = file_lines.index(next(s for s in file_lines if s.strip() == f"# --8<-- [end:{name}]"))
+    module_lines = inspect.getsource(inspect.getmodule(section_location)).splitlines()
+    marker_start = [i for i, s in enumerate(module_lines, 1) if s.strip() == f"# --8<-- [start:{name}]"]
+    marker_end = [i for i, s in enumerate(module_lines, 1) if s.strip() == f"# --8<-- [end:{name}]"]
+    first, last = start + 2, end  # 1-based: the line after the start marker, the one before the end
+    return _line_span(
+        "bookkit/mlp_by_hand.py",
+        checked(first, against=marker_start[0] + 1),
+        checked(last, against=marker_end[0] - 1),
+    )
