@@ -34,6 +34,8 @@ N_EMBD = 10
 N_HIDDEN = 64
 BATCH_SIZE = 32
 BN_EPS = 1e-5
+# Weight of the new batch in the running BatchNorm estimates (PyTorch's `momentum` convention).
+BN_MOMENTUM = 0.01
 
 PARAM_NAMES = ("C", "W1", "b1", "bngain", "bnbias", "W2", "b2")
 
@@ -788,8 +790,8 @@ def train_by_hand(
         for name in PARAM_NAMES:
             params[name] -= rate * grads[name].reshape(params[name].shape)
         # running estimates, as a BatchNorm layer keeps them during training
-        running_mean = 0.99 * running_mean + 0.01 * cache["bnmeani"]
-        running_var = 0.99 * running_var + 0.01 * cache["bnvar"]
+        running_mean = (1 - BN_MOMENTUM) * running_mean + BN_MOMENTUM * cache["bnmeani"]
+        running_var = (1 - BN_MOMENTUM) * running_var + BN_MOMENTUM * cache["bnvar"]
         losses[step], rates[step] = cache["loss"], rate
     # --8<-- [end:training_loop]
     checkpoint(steps)
