@@ -754,6 +754,8 @@ class TrainingRun:
     # (step, validation loss) with the running BatchNorm estimates of that step: cheap enough to
     # record often (a calibration pass over the training set at every checkpoint is not)
     checkpoints: tuple[tuple[int, float], ...]
+    # (step, parameters, running mean, running variance) at each checkpoint, for checks
+    snapshots: tuple[tuple[int, dict[str, np.ndarray], np.ndarray, np.ndarray], ...] = ()
 
 
 @functools.cache
@@ -773,10 +775,12 @@ def train_by_hand(
     running_mean = np.zeros((1, N_HIDDEN))
     running_var = np.ones((1, N_HIDDEN))
     checkpoints = []
+    snapshots = []
 
     def checkpoint(step: int) -> None:
         val = evaluate_loss(params, splits.Xva, splits.Yva, running_mean, running_var)
         checkpoints.append((step, val))
+        snapshots.append((step, {k: v.copy() for k, v in params.items()}, running_mean, running_var))
 
     # --8<-- [start:training_loop]
     for step in range(steps):
@@ -796,7 +800,7 @@ def train_by_hand(
     # --8<-- [end:training_loop]
     checkpoint(steps)
     return TrainingRun(
-        params, losses, rates, running_mean, running_var, steps, seed, tuple(checkpoints)
+        params, losses, rates, running_mean, running_var, steps, seed, tuple(checkpoints), tuple(snapshots)
     )
 
 
