@@ -70,7 +70,8 @@ print(md_table(
         ["`dC[Xb] += demb`",
          checked(wrong.shapes_match, against=naive["C"].shape == C_shape, shown_as=lambda ok: "✓"),
          # wrong exactly on the repeated characters, predicted from the batch alone
-         checked(wrong.approximate, against=len(repeated) == 0, shown_as=lambda ok: "yes" if ok else "**no**"),
+         checked(wrong.approximate, against=len(repeated) == 0,
+                 shown_as=lambda ok: "yes" if ok else "**no**"),
          text("{k}: exactly the repeated ones", k=checked(len(wrong_rows), against=len(repeated))),
          checked(wrong.max_abs_diff,
                  against=float(np.max(np.abs(naive["C"] - example.hand["C"]))), rtol=1e-9,

@@ -131,7 +131,8 @@ def hidden_row0(X: np.ndarray) -> np.ndarray:
 
 assert same_hidden and moved > 0
 print(collapsible(
-    title(5, "In training mode, does the first example's hidden activation `h[0]` depend on the last, example {last}?",
+    title(5, "In training mode, does the first example's hidden activation `h[0]` depend on the "
+             "last, example {last}?",
           last=given(BATCH_SIZE - 1)),
     text(
         "Yes, on its *input*: the batch mean and variance use all rows, so changing the last "

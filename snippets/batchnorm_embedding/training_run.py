@@ -33,6 +33,8 @@ assert val_losses[-1] < np.log(VOCAB_SIZE) - 0.8
 assert val_losses[-1] < val_losses[-1 - 1000 // spacing]
 # A small model on a few thousand names: no sign of overfitting yet.
 assert abs(val_losses[-1] - smoothed[-1]) < 0.1
+# The page says the validation loss sits a little below the mean minibatch loss.
+assert all(val < smoothed[step - window] for step, val in run.checkpoints if step >= window)
 
 fig, ax = plt.subplots(figsize=(7.5, 4.2))
 ax.plot(steps, run.losses, color="#c5cae9", linewidth=0.6, label=f"minibatch loss (B = {BATCH_SIZE})")
@@ -57,7 +59,8 @@ print(text(
     "{steps} steps of plain SGD on minibatches of {B}, learning rate {lr} and then {lr2} from step "
     "{decay}, seed {seed}. Every gradient came from `backward_by_hand`; the engine was not called.",
     steps=given(run.steps), B=given(BATCH_SIZE), lr=given(run.learning_rates[0], shown_as=lambda v: f"{v:g}"),
-    lr2=checked(float(run.learning_rates[-1]), against=run.learning_rates[0] / 10, shown_as=lambda v: f"{v:g}"),
+    lr2=checked(float(run.learning_rates[-1]), against=run.learning_rates[0] / 10,
+                shown_as=lambda v: f"{v:g}"),
     decay=checked(decay_step, against=run.steps * 2 // 3),      # the loop's one step decay
     seed=given(run.seed),
 ))

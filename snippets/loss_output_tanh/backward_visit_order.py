@@ -6,7 +6,6 @@ from ad_core import grad
 from ad_core.inspect import record, trace_graph
 from bookkit import checked, events_table, fmt_shape, load_snippet_module, text
 
-
 tiny = load_snippet_module("snippets/loss_output_tanh/_tiny_cross_entropy.py")
 graph = trace_graph(tiny.cross_entropy, tiny.LOGITS)
 names = tiny.node_names(graph.nodes)

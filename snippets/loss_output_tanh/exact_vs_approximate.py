@@ -41,7 +41,8 @@ for label, left, right, predicted in cases:
     relative = float(np.max(np.abs(left - right) / np.abs(right)))
     rows.append([
         label,
-        text("{k} of {n}", k=checked(differ, against=bits_differ(left, right) if predicted is None else predicted),
+        text("{k} of {n}",
+             k=checked(differ, against=bits_differ(left, right) if predicted is None else predicted),
              n=given(size)),
         # at most two units of float64 rounding: both sides are correctly rounded to within that
         checked(relative, against=0.0, atol=2 * EPS, shown_as=lambda v: f"{v:.1e}"),

@@ -37,7 +37,8 @@ assert all(c.approximate for c in comparisons)
 used_twice = ["counts", "logits"]
 print(collapsible(
     title(1, "Write the gradient of every tensor from `logprobs` back to `hpreact` in atomic "
-             "steps, without the fused softmax formula (the first half of exercise {lec} of " + LECTURE + ").",
+             "steps, without the fused softmax formula (the first half of exercise {lec} of "
+             + LECTURE + ").",
           lec=given(1)),
     text(
         "{source}Draw the forward graph first and mark every tensor that is used twice: {twice} (the "
@@ -46,7 +47,8 @@ print(collapsible(
         "step](loss-output-tanh.md#the-backward-pass-step-by-step). Checked against `ad_core`, "
         "its {n} gradients all pass the shape check and the closeness test (and central "
         "differences confirm each one); at $B = {B}$ all {exact} are also bit-equal, which "
-        "[the comparison section](#exact-equality-and-closeness-are-different-claims) shows is "
+        "[the comparison section]"
+        "(loss-output-tanh.md#exact-equality-and-closeness-are-different-claims) shows is "
         "a property of that batch size, not of the code.",
         source=LECTURE_LINK,
         twice=" and ".join(f"`{n}`" for n in used_twice),

@@ -32,14 +32,17 @@ for label, other in [("atomic chain (by hand)", atomic), ("`ad_core`", engine)]:
         label,
         # a different route to the derivative: at least one entry rounds differently
         checked(c.exact, against=False, shown_as=yes_no),
-        checked(c.approximate, against=bool(np.all(np.abs(fused - other) <= APPROX_ATOL + APPROX_RTOL * np.abs(other))),
+        checked(c.approximate,
+                against=bool(np.all(np.abs(fused - other) <= APPROX_ATOL + APPROX_RTOL * np.abs(other))),
                 shown_as=yes_no),
         text("{k} of {n}", k=checked(differing, against=bits_differ(fused, other)),
              n=checked(fused.size, against=B * V)),
         checked(c.max_abs_diff, against=0.0, atol=APPROX_ATOL + APPROX_RTOL * c.scale,
                 shown_as=lambda v: f"{v:.1e}"),
     ])
-print(md_table(["fused `dlogits` against", "exact", "approximate", "entries that differ", "max abs diff"], rows))
+print(md_table(
+    ["fused `dlogits` against", "exact", "approximate", "entries that differ", "max abs diff"], rows
+))
 print()
 row_sums = np.abs(fused.sum(axis=1))
 print(text(

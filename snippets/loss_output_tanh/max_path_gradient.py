@@ -60,7 +60,8 @@ print(text(
     "For this chapter's cross-entropy the largest entry of `dlogit_maxes` is {largest}, against "
     "{entry} for the largest entry of `dnorm_logits`: rounding noise, within the bound {bound} "
     "that summing {V} terms of that size can leave. Swap the loss for another function of the "
-    "probabilities, the squared error $\\frac{{1}}{{B}}\\sum_{{b,j}} (P_{{bj}} - \\mathbf{{1}}[j = y_b])^2$, and "
+    "probabilities, the squared error "
+    "$\\frac{{1}}{{B}}\\sum_{{b,j}} (P_{{bj}} - \\mathbf{{1}}[j = y_b])^2$, and "
     "`ad_core` gives a largest `dlogit_maxes` of {brier}: noise again. Add to the cross-entropy a "
     "penalty on the shifted logits themselves, $\\frac{{1}}{{BV}}\\sum_{{b,j}} N_{{bj}}^2$, and the "
     "max path carries a real gradient, largest entry {penalty}, equal to the closed form "
@@ -71,7 +72,8 @@ print(text(
                     shown_as=lambda v: f"{v:.1e}"),
     entry=checked(float(np.max(np.abs(dnorm))), against=float(np.max(np.abs(example.engine["norm_logits"]))),
                   rtol=1e-12, shown_as=lambda v: f"{v:.1e}"),
-    bound=checked(rounding_bound(dnorm), against=V * EPS * float(np.max(np.abs(example.engine["norm_logits"]))),
+    bound=checked(rounding_bound(dnorm),
+                  against=V * EPS * float(np.max(np.abs(example.engine["norm_logits"]))),
                   rtol=1e-12, shown_as=lambda v: f"{v:.1e}"),
     V=checked(dnorm.shape[1], against=example.params["W2"].shape[1]),
     brier=checked(float(np.max(np.abs(dm_brier))), against=0.0, atol=rounding_bound(dN_brier),

@@ -43,6 +43,10 @@ assert np.isfinite(fused_loss) and abs(fused_loss - 1000.0) < 1e-9
 
 
 
+def six_digits(v: np.ndarray) -> str:
+    return f"`{np.array2string(v, precision=6)}`"
+
+
 def loss_text(value: float, against: float, digits: int) -> str:
     return text("loss {v}", v=checked(value, against=against, rtol=1e-15,
                                       shown_as=lambda v: f"{v:.{digits}f}"))
@@ -62,8 +66,8 @@ print(
                 given(target, shown_as=str),
                 text("probabilities {p}", p=checked(str(naive), against=str(np.full(3, np.nan)),
                                                     shown_as=lambda v: f"`{v}`")),
-                text("probabilities {p}, ", p=checked(stable, against=closed_form, rtol=1e-15,
-                                                      shown_as=lambda v: f"`{np.array2string(v, precision=6)}`"))
+                text("probabilities {p}, ",
+                     p=checked(stable, against=closed_form, rtol=1e-15, shown_as=six_digits))
                 + loss_text(stable_loss, float(np.log1p(np.exp(-1.0) + np.exp(-2.0))), 6),
                 loss_text(fused_big, float(np.log1p(np.exp(-1.0) + np.exp(-2.0))), 6),
             ],

@@ -17,5 +17,6 @@ print(text(
     "from one child, the contribution from the next child is added to it. The node is only "
     "visited (and its own rule applied) after all its children have been, because `toposort` "
     "orders the nodes so.",
-    line=checked(adding[0], against=source_line(core.backward_pass, r"add_cotangents\(previous, contribution\)")[1]),
+    line=checked(adding[0],
+                 against=source_line(core.backward_pass, r"add_cotangents\(previous, contribution\)")[1]),
 ))
