@@ -1,8 +1,12 @@
 """The character-level MLP of Part III, with its forward and backward pass written by hand.
 
-The model follows makemore's MLP: a 3-character context, an embedding table ``C`` of shape
-(27, 10), a linear layer to 64 hidden units, BatchNorm on batch statistics (Bessel-corrected
-variance), tanh, a linear layer to 27 logits, and softmax cross-entropy split into atomic steps.
+The model and its atomic steps follow Andrej Karpathy's lecture "Building makemore Part 4:
+Becoming a Backprop Ninja" (https://www.youtube.com/watch?v=q8SA3rM6ckI, notebook
+``lectures/makemore/makemore_part4_backprop.ipynb`` of https://github.com/karpathy/nn-zero-to-hero):
+a 3-character context, an embedding table ``C`` of shape (27, 10), a linear layer to 64 hidden
+units, BatchNorm on batch statistics with the variance divided by n - 1 as in the lecture (PyTorch's
+``BatchNorm1d`` divides by n in training), tanh, a linear layer to 27 logits, and softmax
+cross-entropy split into atomic steps.
 
 Everything the two Part III chapters print comes from the functions here, so that both chapters
 and their tests share one model, one dataset and one set of hand-written gradients.  Sections
@@ -20,7 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from .formatting import fmt_shape, md_table
+from .claims import Rendered, checked, given, yes_no
+from .formatting import md_table, text
 
 ALPHABET = ".abcdefghijklmnopqrstuvwxyz"
 VOCAB_SIZE = len(ALPHABET)
@@ -29,6 +34,8 @@ N_EMBD = 10
 N_HIDDEN = 64
 BATCH_SIZE = 32
 BN_EPS = 1e-5
+# Weight of the new batch in the running BatchNorm estimates (PyTorch's `momentum` convention).
+BN_MOMENTUM = 0.01
 
 PARAM_NAMES = ("C", "W1", "b1", "bngain", "bnbias", "W2", "b2")
 
@@ -55,7 +62,8 @@ INTERMEDIATE_NAMES = (
     "logprobs",
 )
 
-# The rows of the chapter 13 table: from the loss back to the tanh input, with the output
+# The rows of the first Part III table ("Loss, output layer and tanh, by hand"): from the loss
+# back to the tanh input, with the output
 # layer's parameters where the backward pass meets them.
 LOSS_TO_HPREACT = (
     "logprobs",
@@ -72,7 +80,8 @@ LOSS_TO_HPREACT = (
     "hpreact",
 )
 
-# The rows of the chapter 14 table: BatchNorm, the input layer and the embedding.
+# The rows of the second table ("BatchNorm, input layer and embedding, by hand"): BatchNorm, the
+# input layer and the embedding.
 HPREACT_TO_INPUT = (
     "bngain",
     "bnbias",
@@ -198,13 +207,16 @@ def init_params(seed: int = 2147483647) -> dict[str, np.ndarray]:
 
 
 def sample_batch(
-    seed: int = 0, X: np.ndarray | None = None, Y: np.ndarray | None = None
+    seed: int = 0,
+    X: np.ndarray | None = None,
+    Y: np.ndarray | None = None,
+    batch_size: int = BATCH_SIZE,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """A seeded minibatch of ``BATCH_SIZE`` training windows."""
+    """A seeded minibatch of ``batch_size`` training windows."""
     if X is None or Y is None:
         splits = make_splits()
         X, Y = splits.Xtr, splits.Ytr
-    index = np.random.default_rng(seed).integers(0, X.shape[0], size=BATCH_SIZE)
+    index = np.random.default_rng(seed).integers(0, X.shape[0], size=batch_size)
     return X[index], Y[index]
 
 
@@ -291,11 +303,15 @@ def backward_loss_to_hpreact(
     cache: Mapping[str, np.ndarray],
     Yb: np.ndarray,
     accumulate_counts: str = "+=",
+    log_step: str = "reciprocal",
 ) -> dict[str, np.ndarray]:
-    """Chapter 13: the gradients from ``logprobs`` back to ``hpreact``, one atomic step each.
+    """The gradients from ``logprobs`` back to ``hpreact``, one atomic step each.
 
     ``accumulate_counts`` exists for the chapter's counterexample: ``"+="`` is correct,
     ``"drop"`` deletes the sum-path line, ``"="`` overwrites the direct path with it.
+    ``log_step="divide"`` writes the log step as ``ad_core``'s rule does (``g / x``) instead of
+    the lecture's ``(1.0 / probs) * dlogprobs``; the page uses it to show which line decides
+    bit-for-bit equality.
     """
     W2 = params["W2"]
     logits, h = cache["logits"], cache["h"]
@@ -306,10 +322,16 @@ def backward_loss_to_hpreact(
     dlogprobs = np.zeros_like(probs)
     dlogprobs[np.arange(n), Yb] = -1.0 / n  # the mean, then the pick
     dprobs = (1.0 / probs) * dlogprobs  # log
+    # --8<-- [end:loss_backward]
+    if log_step == "divide":
+        dprobs = dlogprobs / probs  # the engine's rule for log: g / x
+    elif log_step != "reciprocal":
+        raise ValueError(f"log_step must be 'reciprocal' or 'divide', not {log_step!r}")
+    # --8<-- [start:loss_backward_rest]
     dcounts_sum_inv = np.sum(counts * dprobs, axis=1, keepdims=True)  # r was used by every column
     dcounts = counts_sum_inv * dprobs  # first path into counts
     dcounts_sum = -(counts_sum**-2) * dcounts_sum_inv  # reciprocal
-    # --8<-- [end:loss_backward]
+    # --8<-- [end:loss_backward_rest]
     if accumulate_counts == "+=":
         # --8<-- [start:accumulate]
         dcounts += np.ones_like(counts) * dcounts_sum  # second path into counts: add it
@@ -354,7 +376,7 @@ def backward_hpreact_to_input(
     dhpreact: np.ndarray,
     embedding_update: str = "add.at",
 ) -> dict[str, np.ndarray]:
-    """Chapter 14: BatchNorm, the input layer and the embedding, one atomic step each.
+    """BatchNorm, the input layer and the embedding, one atomic step each.
 
     ``embedding_update="indexed +="`` is the tempting version that loses repeated characters.
     """
@@ -415,7 +437,8 @@ def backward_hpreact_to_input(
 def batchnorm_backward_fused(
     dhpreact: np.ndarray, bnraw: np.ndarray, bnvar_inv: np.ndarray, bngain: np.ndarray
 ) -> np.ndarray:
-    """The BatchNorm input gradient as one formula (derived in chapter 14)."""
+    """The BatchNorm input gradient as one formula (derived in "BatchNorm, input layer and
+    embedding, by hand")."""
     n = dhpreact.shape[0]
     # --8<-- [start:batchnorm_fused]
     dhprebn = (
@@ -433,7 +456,7 @@ def batchnorm_backward_fused(
 
 
 def cross_entropy_backward_fused(logits: np.ndarray, Yb: np.ndarray) -> np.ndarray:
-    """The three-line cross-entropy gradient (derived in chapter 13)."""
+    """The three-line cross-entropy gradient (derived in "Loss, output layer and tanh, by hand")."""
     n = logits.shape[0]
     shifted = np.exp(logits - np.max(logits, axis=1, keepdims=True))
     # --8<-- [start:ce_fused]
@@ -449,9 +472,10 @@ def backward_by_hand(
     cache: Mapping[str, np.ndarray],
     Xb: np.ndarray,
     Yb: np.ndarray,
+    log_step: str = "reciprocal",
 ) -> dict[str, np.ndarray]:
-    """All hand-written gradients: chapter 13's part, then chapter 14's."""
-    upper = backward_loss_to_hpreact(params, cache, Yb)
+    """All hand-written gradients: from the loss to ``hpreact``, then down to ``C``."""
+    upper = backward_loss_to_hpreact(params, cache, Yb, log_step=log_step)
     lower = backward_hpreact_to_input(params, cache, Xb, upper["hpreact"])
     return {**upper, **lower}
 
@@ -498,6 +522,7 @@ class Comparison:
     exact: bool
     approximate: bool
     max_abs_diff: float
+    scale: float = 0.0  # the largest entry of the engine's gradient, in absolute value
 
     @property
     def shapes_match(self) -> bool:
@@ -520,54 +545,161 @@ def compare(name: str, hand: np.ndarray, engine: np.ndarray) -> Comparison:
         exact=bool(np.array_equal(hand, engine)),
         approximate=bool(np.allclose(hand, engine, rtol=APPROX_RTOL, atol=APPROX_ATOL)),
         max_abs_diff=float(np.max(np.abs(hand - engine))) if hand.size else 0.0,
+        scale=float(np.max(np.abs(engine))) if engine.size else 0.0,
     )
 
 
-def comparison_rows(comparisons: list[Comparison]) -> list[list[str]]:
-    """Table rows: tensor, shape, shape check, exact, approximate, max abs difference."""
+def predicted_bit_equal(name: str, batch_size: int) -> bool:
+    """What the pages' explanation predicts for a "bit-equal" cell, without looking at bits.
+
+    Only one hand-written line does different floating-point operations from ``ad_core``'s rule:
+    the log step, ``(1.0 / probs) * dlogprobs`` (two roundings) against ``g / x`` (one). Every
+    non-zero entry of ``dlogprobs`` is ``-1 / batch_size``; when that is a power of two the
+    product is exact and both round ``1 / probs`` alike, so every gradient is bit-equal. Otherwise
+    only ``dlogprobs``, computed before that line, is.
+    """
+    power_of_two = batch_size > 0 and batch_size & (batch_size - 1) == 0
+    return power_of_two or name == "logprobs"
+
+
+def central_difference_agrees(
+    params: Mapping[str, np.ndarray],
+    Xb: np.ndarray,
+    Yb: np.ndarray,
+    name: str,
+    gradient: np.ndarray,
+    seed: int = 0,
+    step: float = 1e-5,
+) -> bool:
+    """Whether ``gradient`` (of the loss with respect to the tensor ``name``) agrees with a float64
+    central difference of the loss along one random direction: the independent check of the
+    "approximate" column. Relative tolerance 1e-6 (truncation is of order ``step**2``), plus
+    1e-9 absolute for gradients that are zero up to rounding (rounding in the difference is of
+    order 1e-16 / ``step``)."""
+    values = {**params, **forward(params, Xb, Yb)}
+    value = np.asarray(values[name], dtype=float)
+    direction = np.random.default_rng(seed).standard_normal(value.shape)
+
+    def loss(shifted: np.ndarray) -> float:
+        return float(forward(params, Xb, Yb, replace={name: shifted})["loss"])
+
+    numeric = (loss(value + step * direction) - loss(value - step * direction)) / (2 * step)
+    analytic = float(np.sum(np.asarray(gradient).reshape(value.shape) * direction))
+    return abs(numeric - analytic) <= 1e-6 * abs(analytic) + 1e-9
+
+
+def _tick(ok: bool) -> str:
+    return "✓" if ok else "✗"
+
+
+def _diff_text(value: float) -> str:
+    return f"{value:.1e}"
+
+
+def comparison_rows(
+    comparisons: list[Comparison],
+    shapes: Mapping[str, tuple[int, ...]],
+    approximate_expected: Mapping[str, bool],
+    bit_equal_expected: Mapping[str, bool],
+    second: tuple[list[Comparison], Mapping[str, bool]] | None = None,
+) -> list[list[Any]]:
+    """Table rows, each cell checked: the gradient's shape against its tensor's shape; the shape
+    check against the engine's shape; "bit-equal" against `bit_equal_expected` (a prediction);
+    "approximate" against `approximate_expected` (central differences); the largest difference
+    against zero within the closeness tolerance. `second` adds a bit-equal column for another
+    batch, with its own predictions."""
+    other = {c.name: c for c in second[0]} if second else {}
     rows = []
     for c in comparisons:
-        shape = f"`{fmt_shape(c.shape_hand)}`"
-        rows.append(
-            [
-                f"`d{c.name}`",
-                shape,
-                "✓" if c.shapes_match else f"✗ engine `{fmt_shape(c.shape_engine)}`",
-                "yes" if c.exact else "no",
-                "yes" if c.approximate else "**no**",
-                f"{c.max_abs_diff:.1e}" if c.shapes_match else "—",
-            ]
-        )
+        row = [
+            f"`d{c.name}`",
+            checked(c.shape_hand, against=tuple(shapes[c.name])),
+            checked(c.shapes_match, against=c.shape_engine == tuple(shapes[c.name]), shown_as=_tick),
+            checked(c.exact, against=bit_equal_expected[c.name], shown_as=yes_no),
+            checked(c.approximate, against=approximate_expected[c.name], shown_as=yes_no),
+        ]
+        shown = c
+        if second:
+            shown = other[c.name]
+            assert shown.approximate and shown.shapes_match, shown
+            row.append(checked(shown.exact, against=second[1][c.name], shown_as=yes_no))
+        # The largest difference: zero within the closeness tolerance (a claim that can fail).
+        tolerance = APPROX_ATOL + APPROX_RTOL * shown.scale
+        row.append(checked(shown.max_abs_diff, against=0.0, atol=tolerance, shown_as=_diff_text))
+        rows.append(row)
     return rows
 
 
-def comparison_table(comparisons: list[Comparison]) -> str:
-    """The hand-vs-engine Markdown table of `comparisons`, one row each (`comparison_rows`)."""
-    return md_table(
-        ["gradient", "shape", "shape check", "exact", "approximate", "max abs diff"],
-        comparison_rows(comparisons),
-        align=["left", "right", "center", "center", "center", "right"],
+def comparison_table(
+    comparisons: list[Comparison],
+    shapes: Mapping[str, tuple[int, ...]],
+    approximate_expected: Mapping[str, bool],
+    bit_equal_expected: Mapping[str, bool],
+    batch_size: int,
+    second: tuple[int, list[Comparison], Mapping[str, bool]] | None = None,
+) -> Rendered:
+    """The hand-vs-engine Markdown table (`comparison_rows`): one row per gradient at
+    `batch_size`, and with `second = (batch size, comparisons, predictions)` a column saying which
+    gradients are bit-equal at that other batch size; the last column is the largest difference
+    at the second batch size when there is one (at the first it is zero wherever bits agree)."""
+    headers: list[Any] = [
+        "gradient",
+        "shape",
+        "shape check",
+        text("bit-equal, $B = {b}$", b=given(batch_size)),
+        "approximate",
+    ]
+    align = ["left", "right", "center", "center", "center", "center", "right"]
+    if second:
+        headers.append(text("bit-equal, $B = {b}$", b=given(second[0])))
+        headers.append(text("max abs diff, $B = {b}$", b=given(second[0])))
+    else:
+        headers.append("max abs diff")
+        align.pop()
+    rows = comparison_rows(
+        comparisons, shapes, approximate_expected, bit_equal_expected,
+        (second[1], second[2]) if second else None,
     )
+    return md_table(headers, rows, align=align)
 
 
-def comparison_summary(comparisons: list[Comparison], engine: str | None = None) -> str:
-    """The sentence under a hand-vs-engine table: how many gradients there are, the tolerance
-    they agree to (`with `engine`` named when given), and which are equal bit for bit and which
-    only approximately. It states what the caller has asserted: every shape matches and every
-    gradient is approximately equal."""
-    exact = [c.name for c in comparisons if c.exact]
-    approximate_only = [c.name for c in comparisons if not c.exact]
+def _code_list(names: list[str]) -> str:
+    return ", ".join(f"`d{name}`" for name in names) if names else "none"
 
-    def code_list(names: list[str]) -> str:
-        return ", ".join(f"`d{name}`" for name in names) if names else "none"
 
+def comparison_summary(
+    comparisons: list[Comparison],
+    approximate_expected: Mapping[str, bool],
+    bit_equal_expected: Mapping[str, bool],
+    batch_size: int,
+    engine: str | None = None,
+    second: tuple[int, list[Comparison], Mapping[str, bool]] | None = None,
+) -> Rendered:
+    """The sentence under a hand-vs-engine table: how many gradients agree (checked against how
+    many central differences confirmed), the tolerance (with `engine` named when given), and which
+    are bit-equal at each batch size (counts checked against the predictions)."""
     agree = f"agree with `{engine}` to" if engine else "agree to"
-    return (
-        f"All {len(comparisons)} gradients have the right shape and {agree} "
-        f"`rtol={APPROX_RTOL:g}, atol={APPROX_ATOL:g}`. "
-        f"Bit for bit equal: {len(exact)} ({code_list(exact)}). "
-        f"Equal only approximately: {len(approximate_only)} ({code_list(approximate_only)})."
-    )
+
+    def bit_equal(batch: int, rows: list[Comparison], expected: Mapping[str, bool]) -> Rendered:
+        exact = [c.name for c in rows if c.exact]
+        names = f" ({_code_list(exact)})" if 0 < len(exact) < len(rows) else ""
+        return text(
+            "Bit-equal at $B = {b}$: {k} of {n}{names}.",
+            b=given(batch),
+            k=checked(len(exact), against=sum(bool(expected[c.name]) for c in rows)),
+            n=checked(len(rows), against=len({c.name for c in rows} & set(expected))),
+            names=names,
+        )
+
+    sentence = text(
+        "All {n} gradients have the right shape and " + agree + " `rtol={rtol}, atol={atol}`. ",
+        n=checked(len(comparisons), against=sum(bool(approximate_expected[c.name]) for c in comparisons)),
+        rtol=given(APPROX_RTOL, shown_as=lambda v: f"{v:g}"),
+        atol=given(APPROX_ATOL, shown_as=lambda v: f"{v:g}"),
+    ) + bit_equal(batch_size, comparisons, bit_equal_expected)
+    if second:
+        sentence = sentence + " " + bit_equal(*second)
+    return sentence
 
 
 # ---------------------------------------------------------------------------------------------
@@ -624,6 +756,8 @@ class TrainingRun:
     # (step, validation loss) with the running BatchNorm estimates of that step: cheap enough to
     # record often (a calibration pass over the training set at every checkpoint is not)
     checkpoints: tuple[tuple[int, float], ...]
+    # (step, parameters, running mean, running variance) at each checkpoint, for checks
+    snapshots: tuple[tuple[int, dict[str, np.ndarray], np.ndarray, np.ndarray], ...] = ()
 
 
 @functools.cache
@@ -643,10 +777,12 @@ def train_by_hand(
     running_mean = np.zeros((1, N_HIDDEN))
     running_var = np.ones((1, N_HIDDEN))
     checkpoints = []
+    snapshots = []
 
     def checkpoint(step: int) -> None:
         val = evaluate_loss(params, splits.Xva, splits.Yva, running_mean, running_var)
         checkpoints.append((step, val))
+        snapshots.append((step, {k: v.copy() for k, v in params.items()}, running_mean, running_var))
 
     # --8<-- [start:training_loop]
     for step in range(steps):
@@ -660,13 +796,13 @@ def train_by_hand(
         for name in PARAM_NAMES:
             params[name] -= rate * grads[name].reshape(params[name].shape)
         # running estimates, as a BatchNorm layer keeps them during training
-        running_mean = 0.99 * running_mean + 0.01 * cache["bnmeani"]
-        running_var = 0.99 * running_var + 0.01 * cache["bnvar"]
+        running_mean = (1 - BN_MOMENTUM) * running_mean + BN_MOMENTUM * cache["bnmeani"]
+        running_var = (1 - BN_MOMENTUM) * running_var + BN_MOMENTUM * cache["bnvar"]
         losses[step], rates[step] = cache["loss"], rate
     # --8<-- [end:training_loop]
     checkpoint(steps)
     return TrainingRun(
-        params, losses, rates, running_mean, running_var, steps, seed, tuple(checkpoints)
+        params, losses, rates, running_mean, running_var, steps, seed, tuple(checkpoints), tuple(snapshots)
     )
 
 
@@ -712,16 +848,98 @@ class WorkedExample:
     hand: dict[str, np.ndarray]
     engine: dict[str, np.ndarray]
 
+    @property
+    def batch_size(self) -> int:
+        return int(self.Xb.shape[0])
+
+    def shapes(self) -> dict[str, tuple[int, ...]]:
+        """The shape of every tensor the tables name (a gradient must have its tensor's shape)."""
+        return {name: np.shape({**self.params, **self.cache}[name]) for name in self.engine}
+
+    def central_differences_agree(self, names: tuple[str, ...]) -> dict[str, bool]:
+        """`central_difference_agrees` for the hand-written gradient of each of `names`."""
+        return {
+            name: central_difference_agrees(self.params, self.Xb, self.Yb, name, self.hand[name], seed=i)
+            for i, name in enumerate(names)
+        }
+
 
 @functools.cache
-def worked_example(batch_seed: int = 0) -> WorkedExample:
-    """The chapters' minibatch; the engine's gradients come from ``ad_core``.  Cached per build."""
+def worked_example(
+    batch_seed: int = 0, batch_size: int = BATCH_SIZE, log_step: str = "reciprocal"
+) -> WorkedExample:
+    """The chapters' minibatch (``batch_size`` windows drawn with ``batch_seed``); the engine's
+    gradients come from ``ad_core``. Cached per build."""
     import ad_core.numpy as anp
     from ad_core import grad
 
     params = init_params()
-    Xb, Yb = sample_batch(batch_seed)
+    Xb, Yb = sample_batch(batch_seed, batch_size=batch_size)
     cache = forward(params, Xb, Yb)
-    hand = backward_by_hand(params, cache, Xb, Yb)
+    hand = backward_by_hand(params, cache, Xb, Yb, log_step=log_step)
     engine = engine_gradients(params, Xb, Yb, LOSS_TO_HPREACT + HPREACT_TO_INPUT, grad, anp)
     return WorkedExample(params, Xb, Yb, cache, hand, engine)
+
+
+def evaluate_loss_atomic(
+    params: Mapping[str, np.ndarray],
+    X: np.ndarray,
+    Y: np.ndarray,
+    bnmean: np.ndarray,
+    bnvar: np.ndarray,
+) -> float:
+    """`evaluate_loss` computed another way, for checks: the atomic ``forward`` with the batch
+    statistics replaced by the frozen ones, and the loss by the atomic softmax chain instead of
+    log-sum-exp."""
+    return float(forward(params, X, Y, replace={"bnmeani": bnmean, "bnvar": bnvar})["loss"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Where things are, for the chapters' theory ↔ source tables
+# ---------------------------------------------------------------------------------------------
+
+
+def _line_span(path: str, first: int, last: int) -> Rendered:
+    if first == last:
+        return text("`{path}` line {first}", path=path, first=first)
+    return text("`{path}` lines {first}\u2013{last}", path=path, first=first, last=last)
+
+
+def located(obj: Any) -> Rendered:
+    """`path` lines `first` to `last` of an engine or model object, from `source_location`, each
+    number checked against `inspect.getsourcelines` of the unwrapped function."""
+    import inspect
+    import os
+
+    from .source import REPO_ROOT, source_location
+
+    path, first, last = source_location(obj)
+    function = inspect.unwrap(getattr(obj, "fun", obj))
+    lines, start = inspect.getsourcelines(function)
+    where = os.path.relpath(inspect.getsourcefile(function), REPO_ROOT).replace(os.sep, "/")
+    return _line_span(
+        checked(path, against=where).value,
+        checked(first, against=start),
+        checked(last, against=start + len(lines) - 1),
+    )
+
+
+def section_location(name: str) -> Rendered:
+    """The code lines of the ``--8<--`` section `name` of this module (the lines the pages
+    include), found by reading the file, each number checked against the module source that
+    `inspect` returns."""
+    import inspect
+    from pathlib import Path
+
+    file_lines = Path(__file__).read_text(encoding="utf-8").splitlines()
+    start = file_lines.index(next(s for s in file_lines if s.strip() == f"# --8<-- [start:{name}]"))
+    end = file_lines.index(next(s for s in file_lines if s.strip() == f"# --8<-- [end:{name}]"))
+    module_lines = inspect.getsource(inspect.getmodule(section_location)).splitlines()
+    marker_start = [i for i, s in enumerate(module_lines, 1) if s.strip() == f"# --8<-- [start:{name}]"]
+    marker_end = [i for i, s in enumerate(module_lines, 1) if s.strip() == f"# --8<-- [end:{name}]"]
+    first, last = start + 2, end  # 1-based: the line after the start marker, the one before the end
+    return _line_span(
+        "bookkit/mlp_by_hand.py",
+        checked(first, against=marker_start[0] + 1),
+        checked(last, against=marker_end[0] - 1),
+    )

@@ -4,7 +4,7 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
-from bookkit import Derivation
+from bookkit import Derivation, checked, given, text
 from bookkit.mlp_by_hand import BN_EPS, batchnorm_backward_fused
 
 n, H = 8, 5
@@ -89,12 +89,15 @@ print(variance.render())
 print("Then the whole layer; $g = dL/d(\\text{hpreact})$:")
 print()
 print(gradient.render())
+TRIALS = 3
 checks = variance.checks + gradient.checks
-assert checks == 2 * 3 + 3 * 3
-print(
-    f"Every line was evaluated on three random inputs with $n = {n}$ examples and {H} units and "
-    f"compared with the line before it ({checks} comparisons, `rtol=1e-10`). The first line of "
+print(text(
+    "Every line was evaluated on {trials} random inputs with $n = {n}$ examples and {H} units and "
+    "compared with the line before it ({checks} comparisons, `rtol=1e-10`). The first line of "
     "each derivation is `ad_core`'s gradient of the forward computation; the second gradient line "
-    "builds the full `(n, n, H)` tensor of partial derivatives $\\partial \\hat x_{kj} / \\partial "
-    "x_{ij}$ and contracts it."
-)
+    "builds the full `(n, n, H)` tensor of partial derivatives $\\partial \\hat x_{{kj}} / "
+    "\\partial x_{{ij}}$ and contracts it.",
+    trials=given(TRIALS), n=given(n), H=given(H),
+    # one comparison per line after the first, per trial
+    checks=checked(checks, against=TRIALS * (len(variance.lines) - 1 + len(gradient.lines) - 1)),
+))

@@ -1,7 +1,7 @@
 """BatchNorm's steps with their shapes: which go from (32, 64) to (1, 64) and back."""
 
-from bookkit import fmt_shape, md_table
-from bookkit.mlp_by_hand import worked_example
+from bookkit import checked, md_table, text
+from bookkit.mlp_by_hand import N_HIDDEN, worked_example
 
 example = worked_example()
 cache, params = example.cache, example.params
@@ -15,16 +15,21 @@ steps = [
     ("bnraw", "broadcast `bnvar_inv` over rows", "`bnvar_inv` sums over rows"),
     ("hpreact", "broadcast `bngain`, `bnbias` over rows", "`bngain`, `bnbias` sum over rows"),
 ]
+n, width = example.batch_size, N_HIDDEN
+STATISTICS = ("bnmeani", "bnvar", "bnvar_inv")       # one number per hidden unit
 rows = []
 for name, forward_note, backward_note in steps:
-    rows.append([f"`{name}`", f"`{fmt_shape(cache[name].shape)}`", forward_note, backward_note])
-n, width = cache["hprebn"].shape
-assert cache["bnmeani"].shape == cache["bnvar"].shape == (1, width)
+    expected = (1, width) if name in STATISTICS else (n, width)
+    rows.append([f"`{name}`", checked(cache[name].shape, against=expected), forward_note, backward_note])
 assert params["bngain"].shape == (1, width)
 print(md_table(["tensor", "shape", "forward", "backward"], rows))
 print()
-print(
-    f"The input `hprebn` has shape `{fmt_shape(cache['hprebn'].shape)}`: {n} examples, "
-    f"{width} hidden units. Every statistic is a `(1, {width})` row, one number per hidden unit, "
-    "and every one of them is broadcast back over the batch."
-)
+print(text(
+    "The input `hprebn` has shape {shape}: {n} examples, {width} hidden units. Every statistic "
+    "is a {row} row, one number per hidden unit, and every one of them is broadcast back over "
+    "the batch.",
+    shape=checked(cache["hprebn"].shape, against=(n, width)),
+    n=checked(cache["hprebn"].shape[0], against=len(example.Yb)),
+    width=checked(cache["hprebn"].shape[1], against=params["W1"].shape[1]),
+    row=checked(cache["bnmeani"].shape, against=params["bngain"].shape),
+))

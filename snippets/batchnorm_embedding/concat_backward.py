@@ -1,8 +1,8 @@
-"""Undoing the concatenation: each context position owns a block of 10 columns of dembcat."""
+"""Undoing the concatenation: each context position owns a block of N_EMBD columns of dembcat."""
 
 import numpy as np
 
-from bookkit import fmt_shape, md_table
+from bookkit import checked, given, md_table, text
 from bookkit.mlp_by_hand import BLOCK_SIZE, N_EMBD, worked_example
 
 example = worked_example()
@@ -13,12 +13,15 @@ for position in range(BLOCK_SIZE):
     columns = slice(position * N_EMBD, (position + 1) * N_EMBD)
     # The reshape is a pure relabelling: block `position` of the columns is demb[:, position].
     assert np.array_equal(demb[:, position, :], dembcat[:, columns])
-    rows.append([str(position), f"`{columns.start}:{columns.stop}`",
-                 f"`demb[:, {position}, :]`", f"`{fmt_shape(demb[:, position, :].shape)}`"])
+    rows.append([given(position, shown_as=str),
+                 text("`{a}:{b}`", a=given(columns.start), b=given(columns.stop)),
+                 f"`demb[:, {position}, :]`",
+                 checked(demb[:, position, :].shape, against=(example.batch_size, N_EMBD))])
 print(md_table(["context position", "columns of `dembcat`", "becomes", "shape"], rows))
 print()
-print(
-    f"`dembcat` has shape `{fmt_shape(dembcat.shape)}` and `demb` has shape "
-    f"`{fmt_shape(demb.shape)}`: the same numbers, relabelled. A reshape moves no value, so its "
-    "backward pass is the inverse reshape (asserted block by block above)."
-)
+print(text(
+    "`dembcat` has shape {a} and `demb` has shape {b}: the same numbers, relabelled. A reshape "
+    "moves no value, so its backward pass is the inverse reshape (asserted block by block above).",
+    a=checked(dembcat.shape, against=example.cache["embcat"].shape),
+    b=checked(demb.shape, against=example.cache["emb"].shape),
+))

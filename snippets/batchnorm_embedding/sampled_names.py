@@ -1,5 +1,8 @@
 """Names drawn from the model trained with hand-written gradients."""
 
+import importlib.resources
+
+from bookkit import checked, given, text
 from bookkit.mlp_by_hand import (
     ALPHABET,
     calibrate_batchnorm,
@@ -9,18 +12,28 @@ from bookkit.mlp_by_hand import (
     train_by_hand,
 )
 
+COUNT = 20
 run = train_by_hand()
 bnmean, bnvar = calibrate_batchnorm(run.params, make_splits().Xtr)
-samples = sample_names(run.params, bnmean, bnvar, count=20, seed=11)
+samples = sample_names(run.params, bnmean, bnvar, count=COUNT, seed=11)
 known = set(load_names().names)
-assert len(samples) == 20 and all(set(s) <= set(ALPHABET[1:]) for s in samples)
+census = {
+    line.split()[0].lower()
+    for name in ("dist.male.first", "dist.female.first")
+    for line in importlib.resources.files("names").joinpath(name).read_text().splitlines()
+    if line.strip()
+}
+assert len(samples) == COUNT and all(set(s) <= set(ALPHABET[1:]) for s in samples)
 in_corpus = [s for s in samples if s in known]
 print(", ".join(f"`{s}`" for s in samples))
 print()
-print(
-    f"{len(in_corpus)} of the {len(samples)} samples are real names from the census lists"
-    + (f" ({', '.join(f'`{s}`' for s in in_corpus)})" if in_corpus else "")
-    + "; the others are new strings, some name-like, some not: a small model after a short "
-    "run. Each sample is drawn one character at a time from the softmax, with the calibrated "
-    "BatchNorm statistics and a seeded generator."
-)
+print(text(
+    "{k} of the {n} samples are real names from the census lists{which}; the others are new "
+    "strings, some name-like, some not: a small model after a short run. Each sample is drawn one "
+    "character at a time from the softmax, with the calibrated BatchNorm statistics and a seeded "
+    "generator.",
+    # counted against the census files themselves, not the book's corpus
+    k=checked(len(in_corpus), against=sum(s in census for s in samples)),
+    n=given(COUNT),
+    which=f" ({', '.join(f'`{s}`' for s in in_corpus)})" if in_corpus else "",
+))

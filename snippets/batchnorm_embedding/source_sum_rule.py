@@ -4,7 +4,7 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
-from bookkit import assert_shape_then_close, show_source
+from bookkit import checked, given, show_source, text
 
 rule = anp.sum.vjps[0]
 print(show_source(rule))
@@ -13,10 +13,10 @@ print()
 x = np.arange(8.0).reshape(4, 2)
 upstream = np.array([[0.5, -2.0]])
 copied = grad(lambda x: anp.sum(anp.sum(x, axis=0, keepdims=True) * upstream))(x)
-assert_shape_then_close(copied, np.repeat(upstream, 4, axis=0))
-print(
-    f"On a `(4, 2)` input summed over axis 0 with `keepdims=True`, an upstream cotangent "
-    f"`{upstream.tolist()}` comes back as that row copied to all {copied.shape[0]} rows "
-    "(asserted): the `np.ones_like(...) * dbnvar` and `np.ones_like(...) * dbnmeani` of the "
-    "hand-written BatchNorm backward."
-)
+print(text(
+    "On a {shape} input summed over axis {axis} with `keepdims=True`, an upstream cotangent "
+    "{upstream} comes back as that row copied to all {rows} rows: the `np.ones_like(...) * dbnvar` "
+    "and `np.ones_like(...) * dbnmeani` of the hand-written BatchNorm backward.",
+    shape=given(x.shape), axis=given(0), upstream=given(upstream.tolist(), shown_as=lambda v: f"`{v}`"),
+    rows=checked(int(np.sum(np.all(copied == upstream, axis=1))), against=x.shape[0]),
+))

@@ -1,10 +1,10 @@
-"""Broadcast forward, sum backward: the seed's dY = [[1, 2], [3, 4]] gives db = [4, 6]."""
+"""Broadcast forward, sum backward: dY = [[1, 2], [3, 4]] gives db = [4, 6]."""
 
 import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
-from bookkit import assert_shape_then_close, fmt_array, fmt_shape
+from bookkit import assert_shape_then_close, checked, given, text
 
 X = np.array([[0.5, -1.0], [2.0, 0.25]])
 b = np.array([0.1, -0.2])
@@ -24,9 +24,14 @@ def surrogate_loss(b):
 db_engine = grad(surrogate_loss)(b)
 assert_shape_then_close(db_engine, db_by_hand)
 assert_shape_then_close(grad(lambda X_: anp.sum((X_ + b) * dY))(X), dX_by_hand)
-print(
-    f"With $dY$ = `{' '.join(fmt_array(dY).split())}`, the hand-written sum gives "
-    f"`db = {fmt_array(db_by_hand)}` with shape `{fmt_shape(db_by_hand.shape)}`, the shape of "
-    f"`b`; `ad_core` returns `{fmt_array(db_engine)}` for the same loss. No division by the batch "
-    "size appears: the forward pass added, it did not average."
-)
+# Column sums by hand: 1 + 3 and 2 + 4.
+db_closed_form = np.array([dY[0, 0] + dY[1, 0], dY[0, 1] + dY[1, 1]])
+print(text(
+    "With $dY$ = {dY}, the hand-written sum gives `db =` {db} with shape {shape}, the shape of "
+    "`b`; `ad_core` returns {engine} for the same loss. No division by the batch size appears: "
+    "the forward pass added, it did not average.",
+    dY=given(dY),
+    db=checked(db_by_hand, against=db_closed_form),
+    shape=checked(db_by_hand.shape, against=b.shape),
+    engine=checked(db_engine, against=db_closed_form),
+))

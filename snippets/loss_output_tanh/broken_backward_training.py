@@ -2,14 +2,16 @@
 
 import numpy as np
 
-from bookkit import md_table
+from bookkit import checked, given, md_table, text
 from bookkit.mlp_by_hand import (
     BATCH_SIZE,
     PARAM_NAMES,
     backward_hpreact_to_input,
     backward_loss_to_hpreact,
     calibrate_batchnorm,
+    cross_entropy,
     evaluate_loss,
+    evaluate_loss_atomic,
     forward,
     init_params,
     make_splits,
@@ -19,10 +21,12 @@ STEPS, WINDOW, LR = 200, 40, 0.1
 splits = make_splits()
 
 
-def short_run(variant: str) -> tuple[float, float, float]:
+def short_run(variant: str) -> tuple:
+    """Mean loss of the first and last WINDOW steps and the validation loss after training, each
+    paired with the same figure computed another way (log-sum-exp instead of the atomic chain)."""
     params = init_params()
     rng = np.random.default_rng(7)          # the same minibatches for every variant
-    losses = []
+    losses, losses_lse = [], []
     for _ in range(STEPS):
         index = rng.integers(0, splits.Xtr.shape[0], size=BATCH_SIZE)
         Xb, Yb = splits.Xtr[index], splits.Ytr[index]
@@ -32,9 +36,19 @@ def short_run(variant: str) -> tuple[float, float, float]:
         for name in PARAM_NAMES:
             params[name] -= LR * grads[name].reshape(params[name].shape)
         losses.append(float(cache["loss"]))
+        losses_lse.append(cross_entropy(cache["logits"], Yb))
     bnmean, bnvar = calibrate_batchnorm(params, splits.Xtr)
     val = evaluate_loss(params, splits.Xva, splits.Yva, bnmean, bnvar)
-    return float(np.mean(losses[:WINDOW])), float(np.mean(losses[-WINDOW:])), val
+    val_atomic = evaluate_loss_atomic(params, splits.Xva, splits.Yva, bnmean, bnvar)
+    return (
+        float(np.mean(losses[:WINDOW])), float(np.mean(losses[-WINDOW:])), val,
+        float(np.mean(losses_lse[:WINDOW])), float(np.mean(losses_lse[-WINDOW:])), val_atomic,
+    )
+
+
+def shown(value: float, other: float):
+    # two implementations of the same cross-entropy agree to rounding
+    return checked(value, against=other, rtol=1e-12, shown_as=lambda v: f"{v:.4f}")
 
 
 results = {variant: short_run(variant) for variant in ("+=", "drop", "=")}
@@ -45,15 +59,19 @@ assert dropped[1] < dropped[0]
 assert correct[2] < dropped[2] - 0.3 and overwritten[1] > overwritten[0]
 labels = {"+=": "`dcounts += ...` (correct)", "drop": "line deleted", "=": "`+=` written as `=`"}
 print(md_table(
-    ["backward pass", f"mean loss, first {WINDOW} steps", f"mean loss, last {WINDOW} steps",
-     "validation loss after"],
-    [[labels[v], f"{a:.4f}", f"{b:.4f}", f"{c:.4f}"] for v, (a, b, c) in results.items()],
+    ["backward pass", text("mean loss, first {w} steps", w=given(WINDOW)),
+     text("mean loss, last {w} steps", w=given(WINDOW)), "validation loss after"],
+    [[labels[v], shown(r[0], r[3]), shown(r[1], r[4]), shown(r[2], r[5])] for v, r in results.items()],
     align=["left", "right", "right", "right"],
 ))
 print()
-print(
-    f"{STEPS} SGD steps from the same start on the same minibatches. With the line deleted the "
-    f"training loss still falls, from {dropped[0]:.4f} to {dropped[1]:.4f}: watching it, you "
-    f"could believe the backward pass works. The correct gradient reaches a validation loss of "
-    f"{correct[2]:.4f} in the same steps; the overwriting version makes the loss grow."
-)
+print(text(
+    "{steps} SGD steps from the same start on the same minibatches. With the line deleted the "
+    "training loss still falls, from {first} to {last}: watching it, you could believe the "
+    "backward pass works. The correct gradient reaches a validation loss of {val} in the same "
+    "steps; the overwriting version makes the loss grow.",
+    steps=given(STEPS),
+    first=shown(dropped[0], dropped[3]),
+    last=shown(dropped[1], dropped[4]),
+    val=shown(correct[2], correct[5]),
+))

@@ -4,7 +4,7 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
-from bookkit import Derivation
+from bookkit import Derivation, checked, given, text
 
 B, V = 4, 6
 
@@ -71,11 +71,16 @@ gradient.step(
 
 print(value.render())
 print(gradient.render())
+TRIALS = 3
 checks = value.checks + gradient.checks
-assert checks == 2 * 3 + 2 * 3
-print(
-    f"Each line above was evaluated on three random $({B}, {V})$ logit matrices with random "
-    f"labels and compared with the line before it ({checks} comparisons, `rtol=1e-10`). The "
+# One comparison per line after the first, per trial.
+lines_compared = (len(value.lines) - 1) + (len(gradient.lines) - 1)
+print(text(
+    "Each line above was evaluated on {trials} random {shape} logit matrices with random "
+    "labels and compared with the line before it ({checks} comparisons, `rtol=1e-10`). The "
     "first gradient line is `ad_core`'s gradient of the atomic forward pass, so the derivation "
-    "is checked against the engine, not only against itself."
-)
+    "is checked against the engine, not only against itself.",
+    trials=given(TRIALS),
+    shape=given((B, V)),
+    checks=checked(checks, against=TRIALS * lines_compared),
+))

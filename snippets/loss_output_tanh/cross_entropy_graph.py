@@ -1,7 +1,7 @@
 """The graph ad_core traces for the atomic cross-entropy: two nodes feed forward twice."""
 
 from ad_core.inspect import trace_graph
-from bookkit import load_snippet_module, mermaid_graph
+from bookkit import checked, given, load_snippet_module, mermaid_graph, text
 
 tiny = load_snippet_module("snippets/loss_output_tanh/_tiny_cross_entropy.py")
 
@@ -15,8 +15,12 @@ fan_out = sorted(names[i] for i, count in children.items() if count > 1)
 assert fan_out == ["counts", "logits"]
 print(mermaid_graph(graph, names=names, direction="TB"))
 print()
-print(
-    f"The engine traced {len(graph.nodes)} nodes for a batch of {tiny.LOGITS.shape[0]}. Two of "
-    f"them have two children: {' and '.join(f'`{n}`' for n in fan_out)}. Those are the two "
-    "places where the backward pass receives two contributions and must add them."
-)
+print(text(
+    "The engine traced {n} nodes for a batch of {b}. Two of them have two children: {names}. "
+    "Those are the two places where the backward pass receives two contributions and must add "
+    "them.",
+    # the root and one node per line of the atomic forward pass
+    n=checked(len(graph.nodes), against=len(tiny.NODE_NAMES)),
+    b=given(tiny.LOGITS.shape[0]),
+    names=" and ".join(f"`{n}`" for n in fan_out),
+))

@@ -1,8 +1,12 @@
 """Where the training names come from, and how many windows they make."""
 
+import importlib.resources
+import string
+
+import names
 import numpy as np
 
-from bookkit import fmt_shape, md_table
+from bookkit import checked, given, md_table, text
 from bookkit.mlp_by_hand import ALPHABET, BLOCK_SIZE, build_windows, load_names, make_splits
 
 corpus = load_names()
@@ -19,35 +23,56 @@ assert sum(splits.name_counts) == len(corpus.names)
 total_windows = sum(len(word) + 1 for word in corpus.names)
 assert splits.Xtr.shape[0] + splits.Xva.shape[0] + splits.Xte.shape[0] == total_windows
 
-print(
-    f"The names come from the PyPI package `names` (version {corpus.package_version}), which "
-    f"ships two US-census lists of first names inside the package: `dist.male.first` "
-    f"({corpus.male_count} names) and `dist.female.first` ({corpus.female_count} names). "
-    f"{corpus.in_both} names appear in both lists, so the book trains on "
-    f"**{len(corpus.names)} distinct names**, lower-cased, read from the installed package with "
-    f"`importlib.resources` (nothing is downloaded). Every name is over the alphabet "
-    f"`{ALPHABET[1:]}`; the character `.` marks both ends, so the vocabulary has "
-    f"{len(ALPHABET)} symbols."
-)
+
+
+def last_rank(file_name: str) -> int:
+    """The rank column of a census list's last line: how many names the list has, counted by
+    the Census Bureau rather than by this book's reader."""
+    lines = importlib.resources.files("names").joinpath(file_name).read_text(encoding="ascii").splitlines()
+    return int([line for line in lines if line.strip()][-1].split()[-1])
+
+
+male = checked(corpus.male_count, against=last_rank("dist.male.first"))
+female = checked(corpus.female_count, against=last_rank("dist.female.first"))
+print(text(
+    "The names come from the PyPI package `names` (version {version}), which ships two "
+    "US-census lists of first names inside the package: `dist.male.first` ({male} names) and "
+    "`dist.female.first` ({female} names). {both} names appear in both lists, so the book trains "
+    "on **{unique} distinct names**, lower-cased, read from the installed package with "
+    "`importlib.resources` (nothing is downloaded). Every name is over the alphabet "
+    "`{alphabet}`; the character `.` marks both ends, so the vocabulary has {vocab} symbols.",
+    version=checked(corpus.package_version, against=names.__version__),
+    male=male,
+    female=female,
+    both=checked(corpus.in_both, against=corpus.male_count + corpus.female_count - len(corpus.names)),
+    unique=checked(len(corpus.names), against=len({n.lower() for n in corpus.names})),
+    alphabet=ALPHABET[1:],
+    vocab=checked(len(ALPHABET), against=1 + len(string.ascii_lowercase)),
+))
 print()
-print(
-    f"Each name gives one training window per character plus one for the closing `.`: "
-    f"the contexts of `emma` have shape `{fmt_shape(X.shape)}`."
-)
+print(text(
+    "Each name gives one training window per character plus one for the closing `.`: the "
+    "contexts of `emma` have shape {shape}.",
+    shape=checked(X.shape, against=(len("emma") + 1, BLOCK_SIZE)),
+))
 print()
 rows = [
     ["".join(ALPHABET[i] for i in context), f"`{ALPHABET[target]}`"]
     for context, target in zip(X, Y, strict=True)
 ]
-print(md_table(["context (3 characters)", "next character"], rows))
+print(md_table([text("context ({k} characters)", k=given(BLOCK_SIZE)), "next character"], rows))
 print()
-parts = [("train", splits.Xtr), ("validation", splits.Xva), ("test", splits.Xte)]
+parts = [("train", splits.Xtr, splits.Ytr), ("validation", splits.Xva, splits.Yva),
+         ("test", splits.Xte, splits.Yte)]
 print(
     md_table(
         ["split", "names", "windows `X`", "targets `Y`"],
         [
-            [part, str(count), f"`{fmt_shape(Xs.shape)}`", f"`{fmt_shape((Xs.shape[0],))}`"]
-            for (part, Xs), count in zip(parts, splits.name_counts, strict=True)
+            # every name ends with exactly one window whose target is the closing "."
+            [part, checked(count, against=int(np.count_nonzero(Ys == 0)), shown_as=str),
+             checked(Xs.shape, against=(Ys.shape[0], BLOCK_SIZE)),
+             checked(Ys.shape, against=(int(np.count_nonzero(Ys == 0) + np.count_nonzero(Ys)),))]
+            for (part, Xs, Ys), count in zip(parts, splits.name_counts, strict=True)
         ],
         align=["left", "right", "right", "right"],
     )

@@ -7,7 +7,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import TwoSlopeNorm
 
-from bookkit import svg_figure
+from bookkit import checked, svg_figure, text
 from bookkit.mlp_by_hand import ALPHABET, worked_example
 
 example = worked_example()
@@ -37,9 +37,12 @@ fig.tight_layout()
 print(svg_figure(fig))
 plt.close(fig)
 print()
-print(
-    f"The plot multiplies by $B = {B}$ so that the colours read as $P - \\mathbf{{1}}_y$. In every "
-    f"one of the {B} rows the only blue cell is the circled target: there the model put too "
-    "little probability, everywhere else too much. The colour scale has two slopes, one for the "
-    "negative target cells and one for the small positive rest."
-)
+rows_with_one_negative = int(np.sum((dlogits < 0).sum(axis=1) == 1))
+print(text(
+    "The plot multiplies by $B = {B}$ so that the colours read as $P - \\mathbf{{1}}_y$. In "
+    "every one of the {rows} rows the only blue cell is the circled target: there the model put "
+    "too little probability, everywhere else too much. The colour scale has two slopes, one for "
+    "the negative target cells and one for the small positive rest.",
+    B=checked(B, against=len(example.Yb)),
+    rows=checked(rows_with_one_negative, against=len(example.Yb)),
+))

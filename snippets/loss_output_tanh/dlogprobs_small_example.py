@@ -4,7 +4,7 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
-from bookkit import assert_shape_then_close, latex_matrix
+from bookkit import assert_shape_then_close, checked, given, latex_matrix, text
 
 y = np.array([2, 0])
 B, V = 2, 3
@@ -23,9 +23,15 @@ def loss_of_logprobs(R):
 dR_engine = grad(loss_of_logprobs)(R)
 assert_shape_then_close(dR_engine, dR)
 assert np.count_nonzero(dR) == B and np.all(dR[np.arange(B), y] == -0.5)
-print("$$")
-print(f"dR = {latex_matrix(dR, precision=2)} \\quad (B = {B},\\ V = {V},\\ y = {y.tolist()})")
-print("$$")
+# Closed form: -1/B at (b, y_b), zero elsewhere, built from the one-hot rows.
+closed_form = -np.eye(V)[y] / B
+print(text(
+    "$$\ndR = {dR} \\quad (B = {B},\\ V = {V},\\ y = {y})\n$$",
+    dR=latex_matrix(checked(dR, against=closed_form), precision=2),
+    B=given(B),
+    V=given(V),
+    y=given(y.tolist(), shown_as=str),
+))
 print()
 print(
     "`ad_core` returns the same matrix for $L = -\\tfrac{1}{B}\\sum_b R_{b, y_b}$, whatever the "

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from bookkit import md_table
+from bookkit import checked, md_table, text
 from bookkit.mlp_by_hand import (
     LOSS_TO_HPREACT,
     PARAM_NAMES,
@@ -13,6 +13,9 @@ from bookkit.mlp_by_hand import (
 )
 
 example = worked_example()
+MEETING_POINT = "counts"        # the tensor that receives both paths
+# Prediction: every gradient from the meeting point down is wrong, every one before it right.
+predicted_failing = list(LOSS_TO_HPREACT[LOSS_TO_HPREACT.index(MEETING_POINT):])
 
 
 def first_failure(variant: str) -> tuple[str | None, list[str]]:
@@ -34,15 +37,14 @@ for variant, description in [
 ]:
     first, failing = first_failure(variant)
     results[variant] = (first, failing)
-    still_right = [n for n in LOSS_TO_HPREACT[: LOSS_TO_HPREACT.index(first)]]
+    still_right = LOSS_TO_HPREACT[: LOSS_TO_HPREACT.index(first)]
     rows.append([
         description,
-        f"`d{first}`",
+        f"`d{checked(first, against=MEETING_POINT).value}`",
         ", ".join(f"`d{n}`" for n in still_right),
-        str(len(failing)),
+        checked(len(failing), against=len(predicted_failing), shown_as=str),
     ])
-# Both broken versions fail at the same tensor: the one that receives both paths.
-assert results["drop"][0] == results["="][0] == "counts"
+    assert failing == predicted_failing
 print(
     md_table(
         ["version of the line", "first failing comparison", "still correct before it", "failing"],
@@ -50,30 +52,49 @@ print(
     )
 )
 print()
-print(
-    f"Walking the table from the loss backwards, the first comparison to fail is "
-    f"`d{results['drop'][0]}`, in both broken versions; the {len(results['drop'][1])} failing "
-    f"tensors are every one from `d{results['drop'][0]}` down to "
-    f"`d{results['drop'][1][-1]}`. `dcounts_sum` and `dcounts_sum_inv` stay correct: they are "
-    "computed before the missing line."
-)
+drop_first, drop_failing = results["drop"]
+print(text(
+    "Walking the table from the loss backwards, the first comparison to fail is `d{first}`, in "
+    "both broken versions; the {k} failing tensors are every one from `d{first}` down to "
+    "`d{last}`. `dcounts_sum` and `dcounts_sum_inv` stay correct: they are computed before the "
+    "missing line.",
+    first=drop_first,
+    k=checked(len(drop_failing), against=len(predicted_failing)),
+    last=drop_failing[-1],
+))
 
 
-def parameter_gradient(variant: str) -> np.ndarray:
-    """All seven parameter gradients of one version, flattened into one vector."""
+def parameter_gradient(grads: dict) -> np.ndarray:
+    """All seven parameter gradients, flattened into one vector."""
+    return np.concatenate([np.asarray(grads[name]).ravel() for name in PARAM_NAMES])
+
+
+def hand_gradient(variant: str) -> np.ndarray:
     upper = backward_loss_to_hpreact(example.params, example.cache, example.Yb, variant)
     lower = backward_hpreact_to_input(example.params, example.cache, example.Xb, upper["hpreact"])
-    grads = {**upper, **lower}
-    return np.concatenate([grads[name].ravel() for name in PARAM_NAMES])
+    return parameter_gradient({**upper, **lower})
 
 
-right = parameter_gradient("+=")
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+right = hand_gradient("+=")
+engine_right = parameter_gradient(example.engine)       # ad_core's gradient, the reference
 print()
 for variant, label in [("drop", "with the line deleted"), ("=", "with `=` for `+=`")]:
-    wrong = parameter_gradient(variant)
-    cosine = float(right @ wrong / (np.linalg.norm(right) * np.linalg.norm(wrong)))
-    assert -1.0 <= cosine <= 1.0 and not np.allclose(right, wrong)
-    print(
-        f"- The parameter gradient {label} has cosine similarity {cosine:.3f} with the correct "
-        f"one, and {np.linalg.norm(wrong) / np.linalg.norm(right):.2f} times its length."
-    )
+    wrong = hand_gradient(variant)
+    # Each figure is computed against the hand-written correct gradient and checked against the
+    # same figure computed against ad_core's gradient.
+    print(text(
+        "- The parameter gradient {label} has cosine similarity {cos} with the correct one, and "
+        "{ratio} times its length.",
+        label=label,
+        cos=checked(cosine(right, wrong), against=cosine(engine_right, wrong), rtol=1e-9,
+                    shown_as=lambda v: f"{v:.3f}"),
+        ratio=checked(float(np.linalg.norm(wrong) / np.linalg.norm(right)),
+                      against=float(np.linalg.norm(wrong) / np.linalg.norm(engine_right)), rtol=1e-9,
+                      shown_as=lambda v: f"{v:.2f}"),
+    ))
+    # A wrong gradient, not a rescaled right one: the cosine is visibly below one.
+    assert cosine(right, wrong) < 0.99

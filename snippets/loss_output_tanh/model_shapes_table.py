@@ -2,12 +2,17 @@
 
 import numpy as np
 
-from bookkit import fmt_shape, md_table
+from bookkit import checked, given, md_table, text
 from bookkit.mlp_by_hand import (
+    ALPHABET,
     BATCH_SIZE,
+    BLOCK_SIZE,
     INTERMEDIATE_NAMES,
+    N_EMBD,
+    N_HIDDEN,
     PARAM_NAMES,
     VOCAB_SIZE,
+    cross_entropy,
     worked_example,
 )
 
@@ -16,7 +21,7 @@ params, cache = example.params, example.cache
 
 # Where each intermediate comes from, in the notation of the math section.
 MEANING = {
-    "emb": "`C[Xb]`: one 10-vector per context character",
+    "emb": "`C[Xb]`: one embedding row per context character",
     "embcat": "the three vectors side by side",
     "hprebn": "$XW_1 + b_1$, before BatchNorm",
     "bnmeani": "batch mean $\\mu$",
@@ -37,32 +42,60 @@ MEANING = {
     "logprobs": "$R = \\log P$",
 }
 
-rows = [[f"`{name}`", "parameter", f"`{fmt_shape(params[name].shape)}`", ""] for name in PARAM_NAMES]
+B, V, H = BATCH_SIZE, len(ALPHABET), N_HIDDEN
+# The shape each tensor must have, from the model's sizes (not from the arrays).
+EXPECTED = {
+    "C": (V, N_EMBD), "W1": (BLOCK_SIZE * N_EMBD, H), "b1": (H,), "bngain": (1, H),
+    "bnbias": (1, H), "W2": (H, V), "b2": (V,),
+    "emb": (B, BLOCK_SIZE, N_EMBD), "embcat": (B, BLOCK_SIZE * N_EMBD),
+    **{name: (B, H) for name in ("hprebn", "bndiff", "bndiff2", "bnraw", "hpreact", "h")},
+    **{name: (1, H) for name in ("bnmeani", "bnvar", "bnvar_inv")},
+    **{name: (B, V) for name in ("logits", "norm_logits", "counts", "probs", "logprobs")},
+    **{name: (B, 1) for name in ("logit_maxes", "counts_sum", "counts_sum_inv")},
+    "loss": (),
+}
+rows = [[f"`{name}`", "parameter", checked(params[name].shape, against=EXPECTED[name]), ""]
+        for name in PARAM_NAMES]
 rows += [
-    [f"`{name}`", "intermediate", f"`{fmt_shape(cache[name].shape)}`", MEANING[name]]
+    [f"`{name}`", "intermediate", checked(cache[name].shape, against=EXPECTED[name]), MEANING[name]]
     for name in INTERMEDIATE_NAMES
 ]
-rows.append(["`loss`", "output", f"`{fmt_shape(np.shape(cache['loss']))}`", "$L$"])
-assert cache["logits"].shape == (BATCH_SIZE, VOCAB_SIZE)
+# (compared as text: `checked` takes the empty shape, one shared object, for a self-comparison)
+rows.append(["`loss`", "output", checked(str(np.shape(cache["loss"])), against=str(EXPECTED["loss"]),
+                                         shown_as=lambda v: f"`{v}`"), "$L$"])
 assert set(MEANING) == set(INTERMEDIATE_NAMES)
-B, V = cache["logits"].shape
-H = cache["h"].shape[1]
-print(
-    f"Here $B = {B}$ is the minibatch size (examples per gradient step), $V = {V}$ the vocabulary, "
-    f"$H = {H}$ the hidden width, and each context has {example.Xb.shape[1]} characters embedded "
-    f"in {params['C'].shape[1]} dimensions."
-)
+print(text(
+    "Here $B = {B}$ is the minibatch size (examples per gradient step), $V = {V}$ the "
+    "vocabulary, $H = {H}$ the hidden width, and each context has {k} characters embedded in "
+    "{E} dimensions.",
+    B=checked(cache["logits"].shape[0], against=BATCH_SIZE),
+    V=checked(cache["logits"].shape[1], against=VOCAB_SIZE),
+    H=checked(cache["h"].shape[1], against=N_HIDDEN),
+    k=checked(example.Xb.shape[1], against=BLOCK_SIZE),
+    E=checked(params["C"].shape[1], against=N_EMBD),
+))
 print()
 print(md_table(["name", "kind", "shape", "what it is"], rows))
 print()
 
 parameter_count = sum(params[name].size for name in PARAM_NAMES)
+counted = int(np.prod(EXPECTED["C"]) + np.prod(EXPECTED["W1"]) + H + 2 * H + np.prod(EXPECTED["W2"]) + V)
 uniform_loss = np.log(VOCAB_SIZE)
-# Small output weights make the first predictions nearly uniform, so the loss starts near log 27.
+# The uniform guess's loss, computed as the cross-entropy of all-zero logits.
+zero_logits_loss = float(-np.mean(np.log(np.full(VOCAB_SIZE, 1.0 / VOCAB_SIZE))))
+logits_spread = float(np.std(cache["logits"] - cache["logits"].mean(axis=1, keepdims=True)))
+print(text(
+    "The model has {count} parameters. At the initial values the loss of the chapter's "
+    "minibatch is {loss}, near $\\log {V} = {uniform}$, the loss of a uniform guess: the small "
+    "output weights give the initial logits a standard deviation of only {spread} around their "
+    "row mean, so the first predictions are nearly uniform.",
+    count=checked(parameter_count, against=counted),
+    # the atomic chain against log-sum-exp; within 0.2 of the uniform loss
+    loss=checked(float(cache["loss"]), against=cross_entropy(cache["logits"], example.Yb), rtol=1e-12,
+                 shown_as=lambda v: f"{v:.4f}"),
+    V=given(VOCAB_SIZE),
+    uniform=checked(uniform_loss, against=zero_logits_loss, rtol=1e-15, shown_as=lambda v: f"{v:.4f}"),
+    spread=checked(logits_spread, against=float(np.sqrt(np.mean(np.var(cache["logits"], axis=1)))),
+                   rtol=1e-12, shown_as=lambda v: f"{v:.2f}"),
+))
 assert abs(cache["loss"] - uniform_loss) < 0.2
-print(
-    f"The model has {parameter_count} parameters. At the initial values the loss of the "
-    f"chapter's minibatch is {cache['loss']:.4f}, close to $\\log {VOCAB_SIZE} = "
-    f"{uniform_loss:.4f}$, the loss of a uniform guess: the small output weights keep the "
-    "first predictions nearly uniform."
-)

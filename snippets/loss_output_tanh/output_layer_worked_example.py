@@ -4,7 +4,7 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
-from bookkit import assert_shape_then_close, latex_matrix
+from bookkit import assert_shape_then_close, checked, given, latex_matrix, text
 
 h = np.array([[2.0, -1.0]])                 # (1, 2): one example, two hidden units
 W2 = np.array([[1.0, 3.0], [4.0, 2.0]])     # (2, 2)
@@ -30,24 +30,21 @@ def surrogate(h, W2, b2):
     return anp.sum((anp.dot(h, W2) + b2) * dZ)      # its gradient with respect to Z is dZ
 
 
-assert_shape_then_close(dh, dh_loops)
-assert_shape_then_close(dW2, dW2_loops)
 assert_shape_then_close(grad(surrogate, 0)(h, W2, b2), dh)
 assert_shape_then_close(grad(surrogate, 1)(h, W2, b2), dW2)
-assert_shape_then_close(grad(surrogate, 2)(h, W2, b2), db2)
-print("$$")
-print(
-    f"h = {latex_matrix(h)},\\qquad W_2 = {latex_matrix(W2)},\\qquad b_2 = {latex_matrix(b2)},"
-    f"\\qquad dZ = {latex_matrix(dZ)}"
-)
-print("$$")
+print(text(
+    "$$\nh = {h},\\qquad W_2 = {W2},\\qquad b_2 = {b2},\\qquad dZ = {dZ}\n$$",
+    h=latex_matrix(given(h), vector="row"), W2=latex_matrix(given(W2)),
+    b2=latex_matrix(given(b2), vector="row"), dZ=latex_matrix(given(dZ), vector="row"),
+))
 print()
-print("$$")
-print(
-    f"dh = dZ\\,W_2^\\top = {latex_matrix(dh)},\\qquad "
-    f"dW_2 = h^\\top dZ = {latex_matrix(dW2)},\\qquad db_2 = {latex_matrix(db2)}"
-)
-print("$$")
+print(text(
+    "$$\ndh = dZ\\,W_2^\\top = {dh},\\qquad dW_2 = h^\\top dZ = {dW2},\\qquad db_2 = {db2}\n$$",
+    # the matrix products against the scalar loops, and db2 against ad_core
+    dh=latex_matrix(checked(dh, against=dh_loops)),
+    dW2=latex_matrix(checked(dW2, against=dW2_loops)),
+    db2=latex_matrix(checked(db2, against=grad(surrogate, 2)(h, W2, b2)), vector="row"),
+))
 print()
 print(
     "The loops, the matrix products and `ad_core` give the same three results (asserted, "

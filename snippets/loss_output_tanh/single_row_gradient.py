@@ -4,7 +4,7 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
-from bookkit import assert_shape_then_close, fmt_array
+from bookkit import checked, given, text
 
 row_probs = np.array([0.2, 0.3, 0.5])
 other_probs = np.array([0.6, 0.3, 0.1])
@@ -23,18 +23,21 @@ def loss(Z):
 by_hand = (row_probs - np.eye(3)[1]) / B           # (P - one_hot) / B
 # --8<-- [end:by_hand]
 engine_row = grad(loss)(logits)[0]
-assert_shape_then_close(engine_row, by_hand, atol=1e-15)
 row_sum = float(engine_row.sum())
-assert abs(row_sum) < 1e-15
-print(
-    f"Probabilities `{fmt_array(row_probs)}` in row 0, correct class {targets[0]} (counting from "
-    f"zero), batch of {B}: the logits are $\\log P$, so the softmax gives these probabilities back."
-)
+# In your head: (0.2 - 0, 0.3 - 1, 0.5 - 0) / 2.
+in_your_head = np.array([0.1, -0.35, 0.25])
+print(text(
+    "Probabilities {p} in the first row, correct class {y} (counting from zero), batch of {B}: "
+    "the logits are $\\log P$, so the softmax gives these probabilities back.",
+    p=given(row_probs), y=given(int(targets[0])), B=given(B),
+))
 print()
-print(
-    f"`ad_core` gives `{fmt_array(engine_row)}` for this row, and $(P - \\mathbf{{1}}_y)/B$ "
-    f"gives `{fmt_array(by_hand)}`. The entries sum to {row_sum:.1e}, zero up to rounding. "
-    "Gradient descent subtracts the gradient: it raises the logit of the correct class "
-    "(the only negative entry) and lowers the other two, in proportion to how much probability "
-    "they took."
-)
+print(text(
+    "`ad_core` gives {engine} for this row, and $(P - \\mathbf{{1}}_y)/B$ gives {hand}. The "
+    "entries sum to {total}, zero up to rounding. Gradient descent subtracts the gradient: it "
+    "raises the logit of the correct class (the only negative entry) and lowers the other two, "
+    "in proportion to how much probability they took.",
+    engine=checked(engine_row, against=in_your_head, atol=1e-15),
+    hand=checked(by_hand, against=in_your_head, atol=1e-15),
+    total=checked(row_sum, against=0.0, atol=4 * np.finfo(float).eps, shown_as=lambda v: f"{v:.1e}"),
+))

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from bookkit import fmt_array, fmt_number, md_table
+from bookkit import checked, given, md_table, text
 
 big = np.array([1000.0, 1001.0, 999.0])
 with np.errstate(over="ignore", invalid="ignore"):
@@ -41,23 +41,46 @@ fused_big = float(np.log(np.exp(shifted).sum()) - shifted[target])
 assert abs(fused_big - stable_loss) < 1e-15
 assert np.isfinite(fused_loss) and abs(fused_loss - 1000.0) < 1e-9
 
+
+
+def six_digits(v: np.ndarray) -> str:
+    return f"`{np.array2string(v, precision=6)}`"
+
+
+def loss_text(value: float, against: float, digits: int) -> str:
+    return text("loss {v}", v=checked(value, against=against, rtol=1e-15,
+                                      shown_as=lambda v: f"{v:.{digits}f}"))
+
+
+def infinite(value: float) -> str:
+    # what NumPy returned, shown as it prints it
+    return text("loss `{v}`", v=checked(str(value), against=str(float("inf"))))
+
+
 print(
     md_table(
         ["logits", "target", "exp, normalise, log", "max-shift, exp, normalise, log", "fused log-sum-exp"],
         [
             [
-                f"`{big.astype(int).tolist()}`",
-                str(target),
-                f"probabilities `{fmt_array(naive)}`",
-                f"probabilities `{fmt_array(stable, precision=6)}`, loss {stable_loss:.6f}",
-                f"loss {fused_big:.6f}",
+                given(big.astype(int).tolist(), shown_as=lambda v: f"`{v}`"),
+                given(target, shown_as=str),
+                text("probabilities {p}", p=checked(str(naive), against=str(np.full(3, np.nan)),
+                                                    shown_as=lambda v: f"`{v}`")),
+                text("probabilities {p}, ",
+                     p=checked(stable, against=closed_form, rtol=1e-15, shown_as=six_digits))
+                + loss_text(stable_loss, float(np.log1p(np.exp(-1.0) + np.exp(-2.0))), 6),
+                loss_text(fused_big, float(np.log1p(np.exp(-1.0) + np.exp(-2.0))), 6),
             ],
             [
-                f"`{tiny.astype(int).tolist()}`",
-                str(tiny_target),
-                f"loss `{naive_tiny_loss}`",
-                f"probabilities `{fmt_array(p)}`, loss `{split_loss}`",
-                f"loss {fmt_number(fused_loss)}",
+                given(tiny.astype(int).tolist(), shown_as=lambda v: f"`{v}`"),
+                given(tiny_target, shown_as=str),
+                infinite(naive_tiny_loss),
+                text("probabilities {p}, ", p=checked(p, against=np.array([1.0, 0.0]),
+                                                      shown_as=lambda v: f"`{np.array2string(v)}`"))
+                + infinite(split_loss),
+                # log(e^0 + e^-1000) - (-1000) = 1000 + log1p(e^-1000)
+                text("loss {v}", v=checked(float(fused_loss), against=1000.0 + np.log1p(np.exp(-1000.0)),
+                                           rtol=1e-15, shown_as=lambda v: f"{v:.1f}")),
             ],
         ],
     )

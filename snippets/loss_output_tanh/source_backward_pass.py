@@ -3,7 +3,8 @@
 import inspect
 
 from ad_core import core
-from bookkit import show_source, source_location
+from bookkit import checked, show_source, source_location, text
+from bookkit.source import source_line
 
 _, first, last = source_location(core.backward_pass)
 lines = inspect.getsource(core.backward_pass).splitlines()
@@ -11,9 +12,11 @@ adding = [first + i for i, text in enumerate(lines) if "add_cotangents(previous,
 assert len(adding) == 1 and first <= adding[0] <= last
 print(show_source(core.backward_pass, hl_lines=adding))
 print()
-print(
-    f"Line {adding[0]} is the engine's `+=`: when a node's cotangent already holds a "
-    "contribution from one child, the contribution from the next child is added to it. The "
-    "node is only visited (and its own rule applied) after all its children have been, because "
-    "`toposort` orders the nodes so."
-)
+print(text(
+    "Line {line} is the engine's `+=`: when a node's cotangent already holds a contribution "
+    "from one child, the contribution from the next child is added to it. The node is only "
+    "visited (and its own rule applied) after all its children have been, because `toposort` "
+    "orders the nodes so.",
+    line=checked(adding[0],
+                 against=source_line(core.backward_pass, r"add_cotangents\(previous, contribution\)")[1]),
+))

@@ -66,7 +66,13 @@ def _comparison_page() -> tuple[str, dict, dict]:
     hand = {"a": np.ones((2, 3)), "b": np.full(4, 0.1 + 0.2)}
     engine = {"a": np.ones((2, 3)), "b": np.full(4, 0.3)}
     comparisons = [compare(name, hand[name], engine[name]) for name in hand]
-    page = comparison_table(comparisons) + "\n\n" + comparison_summary(comparisons, engine="ad_core")
+    shapes = {name: value.shape for name, value in engine.items()}
+    close, bits = {"a": True, "b": True}, {"a": True, "b": False}
+    page = (
+        comparison_table(comparisons, shapes, close, bits, batch_size=4)
+        + "\n\n"
+        + comparison_summary(comparisons, close, bits, batch_size=4, engine="ad_core")
+    )
     # page_text shows a table row as `| cell | cell |`; the Markdown source has the same shape.
     text = "\n".join(" ".join(line.replace("`", "").split()) for line in page.splitlines())
     return text, hand, engine
@@ -76,11 +82,24 @@ def test_comparison_summary_names_the_exact_and_the_approximate_gradients() -> N
     from bookkit.mlp_by_hand import compare, comparison_summary
 
     comparisons = [compare("a", np.ones(2), np.ones(2)), compare("b", np.ones(2), np.ones(2) + 1e-15)]
-    with_engine = comparison_summary(comparisons, engine="ad_core")
+    close, bits = {"a": True, "b": True}, {"a": True, "b": False}
+    with_engine = comparison_summary(comparisons, close, bits, batch_size=4, engine="ad_core")
     assert with_engine.startswith("All 2 gradients have the right shape and agree with `ad_core` to `rtol=")
-    assert "Bit for bit equal: 1 (`da`). Equal only approximately: 1 (`db`)." in with_engine
-    assert "and agree to `rtol=" in comparison_summary(comparisons[:1])
-    assert comparison_summary(comparisons[:1]).endswith("Equal only approximately: 0 (none).")
+    assert "Bit-equal at $B = 4$: 1 of 2 (`da`)." in with_engine
+    assert "and agree to `rtol=" in comparison_summary(comparisons[:1], close, bits, batch_size=4)
+    assert comparison_summary(comparisons[:1], close, bits, batch_size=4).endswith("1 of 1.")
+
+
+def test_comparison_table_checks_its_cells_against_the_predictions() -> None:
+    from bookkit.mlp_by_hand import compare, comparison_table
+
+    comparisons = [compare("a", np.ones(2), np.ones(2))]
+    with pytest.raises(AssertionError):  # predicted not bit-equal, but it is
+        comparison_table(comparisons, {"a": (2,)}, {"a": True}, {"a": False}, batch_size=4)
+    with pytest.raises(AssertionError):  # central differences disagree with the engine
+        comparison_table(comparisons, {"a": (2,)}, {"a": False}, {"a": True}, batch_size=4)
+    with pytest.raises(AssertionError):  # the tensor's own shape is not the gradient's
+        comparison_table(comparisons, {"a": (1, 2)}, {"a": True}, {"a": True}, batch_size=4)
 
 
 def test_assert_hand_vs_engine_rows_checks_shape_reference_and_exact_cell() -> None:

@@ -114,3 +114,44 @@ def test_calibrated_statistics_and_samples_are_on_the_page(text: str) -> None:
 def test_batchnorm_derivation_was_checked(text: str) -> None:
     assert "15 comparisons" in text
     assert r"\frac{n}{n-1}\, \hat x_{ij}" in text
+
+
+def test_pytorch_batchnorm1d_normalises_with_the_biased_variance_and_tracks_the_unbiased(
+    text: str, example
+) -> None:
+    """PyTorch 2.13's `torch.nn.BatchNorm1d` in training mode: the output uses the variance
+    divided by n, `running_var` is updated with the variance divided by n - 1. This book's model
+    divides by n - 1 in training (as Karpathy's lecture does), so it is not PyTorch's layer."""
+    torch = pytest.importorskip("torch")
+    assert torch.__version__.startswith("2.13"), torch.__version__
+    x = example.cache["hprebn"]
+    H = x.shape[1]
+    layer = torch.nn.BatchNorm1d(H, eps=model.BN_EPS, dtype=torch.float64)
+    layer.train()
+    out = layer(torch.from_numpy(x)).detach().numpy()
+    biased = (x - x.mean(0)) / np.sqrt(x.var(0, ddof=0) + model.BN_EPS)
+    np.testing.assert_allclose(out, biased, rtol=1e-10, atol=1e-12)
+    assert not np.allclose(out, example.cache["bnraw"], rtol=1e-3)       # ours divides by n - 1
+    momentum = layer.momentum
+    unbiased = x.var(0, ddof=1)
+    np.testing.assert_allclose(layer.running_var.numpy(), (1 - momentum) + momentum * unbiased, rtol=1e-12)
+    np.testing.assert_allclose(layer.running_mean.numpy(), momentum * x.mean(0), rtol=1e-12)
+    # The page says which the book follows, names both, and no longer credits an unnamed source.
+    assert "reference implementation" not in text
+    assert "PyTorch 2.13's torch.nn.BatchNorm1d" in text.replace("`", "")
+    assert "Karpathy" in text and "biased variance" in text
+
+
+def test_step_zero_validation_loss_is_explained_and_computed(text: str) -> None:
+    run = model.train_by_hand()
+    splits = model.make_splits()
+    step0 = dict(run.checkpoints)[0]
+    H = model.N_HIDDEN
+    initial = model.evaluate_loss(
+        model.init_params(), splits.Xva, splits.Yva, np.zeros((1, H)), np.ones((1, H))
+    )
+    assert step0 == initial and step0 > np.log(27)
+    calibrated = model.calibrate_batchnorm(model.init_params(), splits.Xtr)
+    val_calibrated = model.evaluate_loss(model.init_params(), splits.Xva, splits.Yva, *calibrated)
+    assert f"At step 0 the validation loss is {step0:.4f}" in text
+    assert f"the step-zero loss is {val_calibrated:.4f}" in text

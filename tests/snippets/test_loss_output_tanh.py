@@ -1,7 +1,7 @@
 """The built chapter "Loss, output layer, tanh" shows what the model and the engine compute.
 
 Expected values are recomputed here: the dataset from the `names` package files, reference
-gradients with HIPS/autograd and with float64 central differences, the small examples with
+gradients with HIPS/autograd 1.9.1 and with float64 central differences, the small examples with
 plain NumPy. Nothing is pasted from the page.
 """
 
@@ -133,3 +133,66 @@ def test_heat_map_and_graph_are_on_the_page(html: str) -> None:
 def test_derivation_renders_the_three_line_gradient(text: str) -> None:
     assert r"\frac{1}{B} \big( P_{bj} - \mathbf{1}[j = y_b] \big)" in text
     assert "12 comparisons" in text
+
+
+def test_bit_equality_comes_from_a_power_of_two_not_from_equal_operations(text: str) -> None:
+    """The hand-written log step and ad_core's rule are different operations; they give the same
+    bits at B = 32 only because -1/32 is a power of two. The page must not say otherwise."""
+    p = np.random.default_rng(0).uniform(1e-3, 1.0, 10_000)
+    for batch, same in ((32, True), (16, True), (30, False), (27, False)):
+        d = -1.0 / batch
+        assert np.array_equal((1.0 / p) * d, d / p) is same, batch
+    assert "same floating-point operations, in the same order" not in text
+    assert "does not mean the same operations" in text
+    # The table's second column of bits, recomputed: at B = 30 only dlogprobs stays bit-equal.
+    other = model.worked_example(batch_size=30)
+    for name in model.LOSS_TO_HPREACT:
+        cells = row_starting_with(text, f"d{name}").split(" | ")
+        assert cells[5].strip() == ("yes" if np.array_equal(other.hand[name], other.engine[name]) else "no")
+    bit_equal = [n for n in model.LOSS_TO_HPREACT if np.array_equal(other.hand[n], other.engine[n])]
+    assert bit_equal == ["logprobs"]
+    # Written as the rule writes it, the log step makes every row bit-equal at B = 30 as well.
+    as_rule = model.worked_example(batch_size=30, log_step="divide")
+    names = model.LOSS_TO_HPREACT + model.HPREACT_TO_INPUT
+    assert all(np.array_equal(as_rule.hand[n], as_rule.engine[n]) for n in names)
+
+
+def test_max_path_is_zero_for_any_loss_of_the_probabilities(text: str, example) -> None:
+    """HIPS/autograd 1.9.1, as an independent engine: the gradient with respect to the row maxima
+    is rounding noise for a second loss of the probabilities, and real for a loss that reads the
+    shifted logits."""
+    logits, maxes, Yb = example.cache["logits"], example.cache["logit_maxes"], example.Yb
+    B, V = logits.shape
+
+    def probs(m):
+        counts = agnp.exp(logits - m)
+        return counts / agnp.sum(counts, axis=1, keepdims=True)
+
+    def brier(m):
+        return agnp.sum((probs(m) - np.eye(V)[Yb]) ** 2) / B
+
+    def penalised(m):
+        return -agnp.mean(agnp.log(probs(m))[np.arange(B), Yb]) + agnp.mean((logits - m) ** 2)
+
+    assert np.max(np.abs(autograd.grad(brier)(maxes))) < 1e-15
+    assert np.max(np.abs(autograd.grad(penalised)(maxes))) > 1e-3
+    assert "property of this loss" not in text
+    assert "shift invariance" in text
+
+
+def test_cosines_of_the_broken_gradients_match_an_independent_engine(
+    text: str, example, autograd_gradients
+) -> None:
+    right = np.concatenate([autograd_gradients[n].ravel() for n in model.PARAM_NAMES])
+    for variant, label in (("drop", "with the line deleted"), ("=", "with `=` for `+=`")):
+        upper = model.backward_loss_to_hpreact(example.params, example.cache, example.Yb, variant)
+        lower = model.backward_hpreact_to_input(example.params, example.cache, example.Xb, upper["hpreact"])
+        wrong = np.concatenate([{**upper, **lower}[n].ravel() for n in model.PARAM_NAMES])
+        cosine = right @ wrong / (np.linalg.norm(right) * np.linalg.norm(wrong))
+        sentence = f"The parameter gradient {label} has cosine similarity {cosine:.3f}"
+        assert sentence.replace("`", "") in text.replace("`", ""), sentence
+
+
+def test_sources_are_named(text: str) -> None:
+    assert "Karpathy" in text and "Becoming a Backprop Ninja" in text
+    assert "seed's" not in text and "the course's" not in text
