@@ -6,6 +6,7 @@ re-derive what the engine did.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -149,10 +150,15 @@ def events_table(
     return _render_table(headers, rows, None, precision)
 
 
+_ARGUMENT_POSITION = re.compile(r"\barg(?:ument|num)? \d+\b")
+
+
 def _states_a_value(value: Any) -> bool:
     if value is None:
         return False
     if isinstance(value, str):
+        # "arg 0" names an edge of the graph, like the argnum column.
+        value = _ARGUMENT_POSITION.sub("", value)
         return bool(claims.claims_in(value)) or claims.is_flag_cell(value)
     if isinstance(value, tuple | list):
         return any(_states_a_value(item) for item in value) or (

@@ -236,7 +236,9 @@ def text(template: str, **fields: Any) -> Rendered:
     on one line, int tuples as shapes in a code span.
     """
     parsed = list(string.Formatter().parse(template))
-    vouch("".join(literal for literal, _, _, _ in parsed), where="the words of text()")
+    # Each field stands in as a word, so that backticks or dollars around a field still pair.
+    words = "".join(literal + ("value" if name is not None else "") for literal, name, _, _ in parsed)
+    vouch(words, where="the words of text()")
     pieces: list[str] = []
     for literal, name, spec, conversion in parsed:
         pieces.append(literal)

@@ -409,8 +409,9 @@ def build_stamp_html() -> str:
         f"{derivation_checks} comparisons of a derivation line with the line before it "
         f"(each derivation on several random inputs), and {shape_checks} other "
         f"<code>assert_shape_then_close</code> checks in <code>bookkit</code>",
-        f"{printed_checks} printed values (table cells, numbers in sentences) each compared "
-        f"with an independent computation before it was shown",
+        f"{printed_checks} calls of <code>checked</code> that passed: a value the snippet "
+        f"computed, compared with a second computation before it could be printed (whether "
+        f"the second one is independent is for review to judge)",
     ]
     body = "".join(f"<li>{item}</li>" for item in items)
     return f'<div class="bk-build-stamp"><ul>{body}</ul></div>'

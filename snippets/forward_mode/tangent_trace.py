@@ -70,6 +70,9 @@ contribution = {
     (5, 0): by_hand[3][2], (5, 1): by_hand[4][2], (6, 0): np.cos(x2) * dx2,
     (7, 0): by_hand[5][2], (7, 1): -by_hand[6][2],
 }
+# Which nodes feed which, read off f's expression: x[0] and x[1] read the input (node 0), log
+# reads x1, the product reads x1 and x2, and so on.
+parents_by_hand = {1: "0", 2: "0", 3: "1", 4: "1, 2", 5: "3, 4", 6: "2", 7: "5, 6"}
 forward_events = {e.node: e for e in recording.of_kind("forward")}
 assert [by_hand[e.node][0] for e in recording.of_kind("forward")] == [
     e.primitive for e in recording.of_kind("forward")
@@ -96,7 +99,8 @@ print(events_table(
      ("parents", lambda e: ", ".join(map(str, e.detail["parents"])) if "parents" in e.detail else None),
      ("tangent in", lambda e: e.detail.get("tangent_in")),
      ("value (forward) or tangent out (jvp)", lambda e: e.value)],
-    checks={"tangent in": tangent_in, "value (forward) or tangent out (jvp)": value_or_tangent},
+    checks={"tangent in": tangent_in, "value (forward) or tangent out (jvp)": value_or_tangent,
+            "parents": lambda e: parents_by_hand[e.node] if e.kind == "forward" else None},
     tolerance={"value (forward) or tangent out (jvp)": 1e-15},
 ))
 print(text(
