@@ -23,7 +23,6 @@ bookkit.run_snippet` applies it when the tests run a snippet on its own.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -32,10 +31,6 @@ from typing import Any
 import numpy as np
 
 from . import _stats
-
-# While chapters move to checked printing, the checks run only with BOOKKIT_CLAIMS=strict; the
-# commit that finishes the move removes this switch.
-ENFORCED = os.environ.get("BOOKKIT_CLAIMS") == "strict"
 
 
 class UncheckedClaim(AssertionError):
@@ -158,7 +153,7 @@ def _is_numeric(value: Any) -> bool:
 
 # --- Which plain text states a claim ----------------------------------------------------------
 
-_MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+\$", re.DOTALL)
+_MATH = re.compile(r"\$\$.+?\$\$|\$[^$]+\$", re.DOTALL)
 _CODE = re.compile(r"`[^`\n]+`")
 _LINK_TARGET = re.compile(r"\]\([^)\s]*\)|\b(?:href|src|id|class)=\"[^\"]*\"")
 # A code span that holds a value (an array, a shape, a number, a flag) rather than code.
@@ -205,8 +200,6 @@ def vouch(text: Any, where: str = "printed text") -> Rendered:
     it states no claim (`claims_in`). Raises `UncheckedClaim` naming the first claims."""
     if isinstance(text, Rendered):
         return text
-    if not ENFORCED:
-        return Rendered(str(text))
     if isinstance(text, Checked | Given):
         raise TypeError(f"{where}: format a checked or given value with a bookkit helper before printing it")
     text = str(text)

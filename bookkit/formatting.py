@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from . import claims
 from .claims import Checked, Given, Rendered, UncheckedClaim, claims_in, is_flag_cell, shown_value, vouch
 
 # Fixed print options, so that a snippet that changed NumPy's global options (or a different
@@ -202,8 +201,6 @@ def md_table(
     """
     rows = [list(row) for row in rows]
     headers = list(headers)
-    if not claims.ENFORCED:
-        return _render_table(headers, rows, align, precision)
     for header in headers:
         vouch(header, where="a table header")
     claim_columns = {

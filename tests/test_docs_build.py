@@ -114,9 +114,10 @@ def test_harness_builds_a_good_page(tmp_path: Path) -> None:
         },
         {
             "snippets/demo/prints.py": """\
+            from bookkit import checked, text
+
             value = 6 * 7
-            assert value == 42
-            print(f"The answer is {value}.")
+            print(text("The answer is {value}.", value=checked(value, against=sum([40, 2]))))
             """
         },
     )

@@ -145,7 +145,9 @@ questions.append(
             "shapes would even be enough: summing a rule's unreduced contribution down to the "
             "parent's shape by NumPy's rule (align from the right, sum the leading axes, then the "
             "stretched ones) gives the engine's VJP for `W + b` and `W * b` below. PyTorch {torch}'s "
-            "engine makes that choice: it sums a gradient that can be expanded to the input's shape.",
+            "engine makes that choice: it sums a gradient that can be expanded to the input's shape. "
+            "<!-- tested: tests/snippets/test_broadcasting_in_reverse.py::"
+            "test_pytorch_engine_sums_an_expandable_gradient -->",
             torch=TORCH,
             line=checked(
                 check_line,

@@ -38,9 +38,10 @@ for variant, description in [
     first, failing = first_failure(variant)
     results[variant] = (first, failing)
     still_right = LOSS_TO_HPREACT[: LOSS_TO_HPREACT.index(first)]
+    first_wrong = checked(first, against=MEETING_POINT).value  # a tensor's name
     rows.append([
         description,
-        f"`d{checked(first, against=MEETING_POINT).value}`",
+        f"`d{first_wrong}`",
         ", ".join(f"`d{n}`" for n in still_right),
         checked(len(failing), against=len(predicted_failing), shown_as=str),
     ])

@@ -31,7 +31,8 @@ print(
     collapsible(
         text(
             "Exercise {number}. PyTorch {version}'s `torch.nn.Linear` stores W with shape (out, in) "
-            "and computes y = x Wᵀ + b. Write dx, dW and db.",
+            "and computes y = x Wᵀ + b. Write dx, dW and db. "
+            "<!-- tested: tests/snippets/test_matmul.py::test_pytorch_linear_layout_and_gradients -->",
             number=given(1),
             # The version the chapter's tests run (tests/snippets/test_matmul.py checks it).
             version=given("2.13"),
@@ -41,7 +42,8 @@ print(
             "{W}: `dW = G.T @ x`. `db = G.sum(axis=0)`, shape {b}. Compared with $Z = hW$ the "
             "transpose moved from the gradient of the input to the gradient of the weight. The "
             "engine's VJPs of this layer match all three, and so does PyTorch's autograd (a test "
-            "runs it).",
+            "runs it). "
+            "<!-- tested: tests/snippets/test_matmul.py::test_pytorch_linear_layout_and_gradients -->",
             x=checked(dx.shape, against=x.shape),
             G=given(G.shape),
             W=checked(dW.shape, against=W.shape),

@@ -77,7 +77,7 @@ def test_claims_in_finds_numbers_but_not_names_code_or_formulas(plain: str, clai
     assert claims_in(plain) == claims
 
 
-def test_print_refuses_plain_text_with_a_number_and_accepts_rendered_text(enforced: None) -> None:
+def test_print_refuses_plain_text_with_a_number_and_accepts_rendered_text() -> None:
     with pytest.raises(UncheckedClaim, match=r"3\.29"):
         guard_printed("The loss is 3.29.")
     guard_printed("The loss went down.", text("The loss is {loss}.", loss=checked(3.29, against=3.29 + 0.0)))
@@ -86,23 +86,23 @@ def test_print_refuses_plain_text_with_a_number_and_accepts_rendered_text(enforc
 # --- tables and sentences ----------------------------------------------------------------------
 
 
-def test_md_table_refuses_a_raw_number(enforced: None) -> None:
+def test_md_table_refuses_a_raw_number() -> None:
     with pytest.raises(UncheckedClaim, match="column 'gradient', row 0"):
         md_table(["x", "gradient"], [["`a`", 0.5]])
 
 
-def test_md_table_refuses_a_yes_no_cell_without_a_check(enforced: None) -> None:
+def test_md_table_refuses_a_yes_no_cell_without_a_check() -> None:
     with pytest.raises(UncheckedClaim, match="yes/no"):
         md_table(["function", "has a rule"], [["`sin`", "yes"]])
 
 
-def test_md_table_refuses_an_unchecked_dash_in_a_checked_column(enforced: None) -> None:
+def test_md_table_refuses_an_unchecked_dash_in_a_checked_column() -> None:
     rows = [["`sin`", checked(True, against=not False, shown_as=yes_no)], ["`argmax`", None]]
     with pytest.raises(UncheckedClaim, match="the column is checked"):
         md_table(["function", "has a rule"], rows)
 
 
-def test_md_table_shows_checked_and_given_cells(enforced: None) -> None:
+def test_md_table_shows_checked_and_given_cells() -> None:
     table = md_table(
         ["batch", "gradient", "has a rule"],
         [
@@ -117,12 +117,12 @@ def test_md_table_shows_checked_and_given_cells(enforced: None) -> None:
     assert table.splitlines()[2] == "| `32` | `[0.5 1. ]` | yes |"
 
 
-def test_text_refuses_a_number_in_its_own_words(enforced: None) -> None:
+def test_text_refuses_a_number_in_its_own_words() -> None:
     with pytest.raises(UncheckedClaim, match="32"):
         text("a batch of 32 and {loss}", loss=checked(1.5, against=3 / 2))
 
 
-def test_text_fills_fields_with_their_format(enforced: None) -> None:
+def test_text_fills_fields_with_their_format() -> None:
     sentence = text(
         "{count} entries, loss {loss:.2f}",
         count=checked(3, against=len("abc")),
@@ -131,14 +131,14 @@ def test_text_fills_fields_with_their_format(enforced: None) -> None:
     assert sentence == "3 entries, loss 0.12"
 
 
-def test_formatters_vouch_only_for_checked_or_given_values(enforced: None) -> None:
+def test_formatters_vouch_only_for_checked_or_given_values() -> None:
     assert isinstance(fmt_array(given(np.eye(2))), Rendered)
     assert not isinstance(latex_matrix(np.eye(2)), Rendered)
     with pytest.raises(UncheckedClaim):
         guard_printed(latex_matrix(np.eye(2) * 2))
 
 
-def test_rendered_pieces_compose_and_check_what_is_added(enforced: None) -> None:
+def test_rendered_pieces_compose_and_check_what_is_added() -> None:
     piece = text("{n} rows", n=given(3))
     assert isinstance(piece + " in all", Rendered)
     with pytest.raises(UncheckedClaim):
@@ -147,13 +147,13 @@ def test_rendered_pieces_compose_and_check_what_is_added(enforced: None) -> None
         Rendered("\n").join([piece, "5 more"])
 
 
-def test_collapsible_checks_its_title_and_body(enforced: None) -> None:
+def test_collapsible_checks_its_title_and_body() -> None:
     with pytest.raises(UncheckedClaim):
         collapsible("1. How many?", "There are 483.")
     assert "??? question" in collapsible("1. How many?", text("There are {n}.", n=given(4)))
 
 
-def test_events_table_needs_a_check_for_a_value_column(enforced: None) -> None:
+def test_events_table_needs_a_check_for_a_value_column() -> None:
     from ad_core import grad
     from ad_core import numpy as anp
     from ad_core.inspect import record
@@ -175,7 +175,7 @@ def test_events_table_needs_a_check_for_a_value_column(enforced: None) -> None:
 def test_run_snippet_fails_a_snippet_that_prints_an_unchecked_number(tmp_path: Path) -> None:
     snippet = tmp_path / "prints_a_number.py"
     snippet.write_text("print('The answer is 42.')\n", encoding="utf-8")
-    result = run_python(["-m", "bookkit.run_snippet", str(snippet)], {"BOOKKIT_CLAIMS": "strict"}, 60)
+    result = run_python(["-m", "bookkit.run_snippet", str(snippet)], {}, 60)
     assert result.returncode != 0
     assert "UncheckedClaim" in result.stderr and "42" in result.stderr
 
@@ -209,16 +209,9 @@ def test_the_strict_build_fails_on_an_unchecked_number_and_names_the_page(tmp_pa
     )
     result = run_python(
         ["-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(tmp_path / "site")],
-        {"BOOKKIT_CLAIMS": "strict", "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(REPO_ROOT)},
+        {"NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(REPO_ROOT)},
         120,
     )
     log = result.stdout + result.stderr
     assert result.returncode != 0, log
     assert "UncheckedClaim" in log and "probe.md" in log, log
-
-
-@pytest.fixture
-def enforced(monkeypatch: pytest.MonkeyPatch) -> None:
-    from bookkit import claims
-
-    monkeypatch.setattr(claims, "ENFORCED", True)

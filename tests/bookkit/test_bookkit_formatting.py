@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from bookkit import collapsible, fmt_array, fmt_number, fmt_shape, latex_matrix, md_table
+from bookkit import collapsible, fmt_array, fmt_number, fmt_shape, given, latex_matrix, md_table
 
 
 def test_fmt_array_matches_numpy_printing_at_the_same_precision() -> None:
@@ -48,7 +48,7 @@ def test_fmt_shape_is_numpy_shape_text(shape: tuple) -> None:
 
 
 def test_md_table_shape_and_alignment() -> None:
-    table = md_table(["a", "b"], [[1, "x"], [2.5, None]], align=["left", "r"])
+    table = md_table(["a", "b"], [[given(1), "x"], [given(2.5), None]], align=["left", "r"])
     lines = table.strip().splitlines()
     assert lines[1] == "| :--- | ---: |"
     assert len(lines) == 4
@@ -65,7 +65,7 @@ def test_md_table_keeps_pipes_inside_math_out_of_the_cell_syntax() -> None:
 
 def test_md_table_rejects_ragged_rows() -> None:
     with pytest.raises(ValueError, match="row 0"):
-        md_table(["a", "b"], [[1]])
+        md_table(["a", "b"], [["x"]])
 
 
 def test_latex_matrix_round_trips_the_values() -> None:
