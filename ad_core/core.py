@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from . import inspect as _inspect
-from .tracer import Node, getval, toposort, trace
+from .tracer import Box, Node, getval, toposort, trace
 
 # ---------------------------------------------------------------------------------------------
 # Reverse mode
@@ -338,6 +338,49 @@ def def_linear(fun: Callable) -> None:
     )
 
 
+class _RuleTable:
+    """`primitive_vjps` / `primitive_jvps`, as HIPS/autograd names its registries: a view of
+    the rules each primitive keeps on itself (`fun.vjps`, and `fun.vjp_every_argnum` under the
+    key `"every_argnum"`), keyed by the primitive.
+
+    `table.pop(fun, None)` takes a primitive's rules away (differentiating through it then
+    raises NotImplementedError); `table[fun] = rules` puts them back."""
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode  # "vjp" or "jvp"
+
+    def __getitem__(self, fun: Callable) -> dict:
+        rules = getattr(fun, f"{self.mode}s", None)
+        if not isinstance(rules, dict):
+            raise KeyError(f"{getattr(fun, '__name__', fun)!r} is not an ad_core primitive")
+        every = getattr(fun, f"{self.mode}_every_argnum", None)
+        return {**rules, "every_argnum": every} if every is not None else dict(rules)
+
+    def __contains__(self, fun: Callable) -> bool:
+        return bool(getattr(fun, f"{self.mode}s", None) or getattr(fun, f"{self.mode}_every_argnum", None))
+
+    def __setitem__(self, fun: Callable, rules: dict) -> None:
+        rules = dict(rules)
+        if "every_argnum" in rules:
+            setattr(fun, f"{self.mode}_every_argnum", rules.pop("every_argnum"))
+        getattr(fun, f"{self.mode}s").update(rules)
+
+    def pop(self, fun: Callable, *default: Any) -> dict:
+        if fun not in self:
+            if default:
+                return default[0]
+            raise KeyError(getattr(fun, "__name__", fun))
+        taken = self[fun]
+        getattr(fun, f"{self.mode}s").clear()
+        if hasattr(fun, f"{self.mode}_every_argnum"):
+            delattr(fun, f"{self.mode}_every_argnum")
+        return taken
+
+
+primitive_vjps = _RuleTable("vjp")
+primitive_jvps = _RuleTable("jvp")
+
+
 # ---------------------------------------------------------------------------------------------
 # Vector spaces: what zeros, ones, random directions and inner products mean for a value
 # ---------------------------------------------------------------------------------------------
@@ -370,7 +413,9 @@ class VSpace:
     def ones(self) -> np.ndarray:
         return np.ones(self.shape, self.dtype)
 
-    def randn(self, rng: np.random.Generator) -> np.ndarray:
+    def randn(self, rng: np.random.Generator | None = None) -> np.ndarray:
+        """A standard normal sample; from NumPy's global generator without `rng`, as in autograd."""
+        rng = np.random if rng is None else rng
         sample = rng.standard_normal(self.shape)
         if self.iscomplex:
             sample = sample + 1j * rng.standard_normal(self.shape)
@@ -383,7 +428,11 @@ class VSpace:
             yield vector
 
     def inner_prod(self, x: Any, y: Any) -> float:
-        """$\\langle x, y\\rangle = \\mathrm{Re}\\sum_i \\overline{x_i} y_i$."""
+        """$\\langle x, y\\rangle = \\mathrm{Re}\\sum_i \\overline{x_i} y_i$ (traced when `x` or `y` is)."""
+        if isinstance(x, Box) or isinstance(y, Box):
+            from . import numpy as anp
+
+            return anp.real(anp.sum(anp.conj(x) * y))
         return float(np.real(np.vdot(np.ravel(x), np.ravel(y))))
 
     def covector(self, x: Any) -> Any:
@@ -394,6 +443,8 @@ class VSpace:
 
     def scale(self, x: Any, factor: float) -> Any:
         return x * factor
+
+    scalar_mul = scale  # autograd's name
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, VSpace) and (self.shape, self.dtype) == (other.shape, other.dtype)
@@ -437,7 +488,7 @@ class ContainerVSpace:
     def ones(self) -> Any:
         return self._build([space.ones() for space in self.spaces])
 
-    def randn(self, rng: np.random.Generator) -> Any:
+    def randn(self, rng: np.random.Generator | None = None) -> Any:
         return self._build([space.randn(rng) for space in self.spaces])
 
     def standard_basis(self):
@@ -464,6 +515,18 @@ class ContainerVSpace:
     def scale(self, x: Any, factor: float) -> Any:
         return self._build([space.scale(a, factor)
                             for space, a in zip(self.spaces, self._items(x), strict=True)])
+
+    scalar_mul = scale
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, ContainerVSpace)
+                and (self.kind, self.keys, self.spaces) == (other.kind, other.keys, other.spaces))
+
+    def __hash__(self) -> int:
+        return hash((self.kind, tuple(self.spaces)))
+
+    def __repr__(self) -> str:
+        return f"ContainerVSpace({self.kind.__name__}, {dict(zip(self.keys, self.spaces, strict=True))})"
 
 
 def vspace(value: Any) -> VSpace | ContainerVSpace:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -142,7 +143,7 @@ def check_grads(
     if unknown:
         raise ValueError(f"check_grads: unknown modes {sorted(unknown)}; use 'fwd' and/or 'rev'")
 
-    def checker(*args: Any) -> None:
+    def checker(*args: Any, **kwargs: Any) -> None:
         rng = np.random.default_rng(seed)
         if argnum is None:
             argnums = [i for i, a in enumerate(args) if _is_differentiable(a)]
@@ -151,8 +152,42 @@ def check_grads(
         for i in argnums:
 
             def unary(x, i=i):
-                return fun(*args[:i], x, *args[i + 1 :])
+                return fun(*args[:i], x, *args[i + 1 :], **kwargs)
 
             _check_one(unary, args[i], modes, order, rng, i, 1, eps=eps, rtol=rtol, atol=atol)
 
     return checker
+
+
+# ---------------------------------------------------------------------------------------------
+# HIPS/autograd's other test helpers, for tests written against `autograd.test_util`
+# ---------------------------------------------------------------------------------------------
+
+
+def scalar_close(a: Any, b: Any) -> bool:
+    """Two scalars agree to 1e-6, absolutely or relatively (autograd's tolerance)."""
+    return bool(abs(a - b) < ATOL or abs(a - b) / abs(a + b) < RTOL)
+
+
+def check_equivalent(x: Any, y: Any) -> None:
+    """`x` and `y` live in the same vector space and agree along a random direction."""
+    x_space, y_space = vspace(x), vspace(y)
+    assert x_space == y_space, f"VSpace mismatch:\nx: {x_space}\ny: {y_space}"
+    v = x_space.randn()
+    assert scalar_close(x_space.inner_prod(x, v), x_space.inner_prod(y, v)), (
+        f"Value mismatch:\nx: {x}\ny: {y}"
+    )
+
+
+def combo_check(fun: Callable, *args: Any, **kwargs: Any) -> Callable[..., None]:
+    """`combo_check(fun, argnum, ...)(xs, ys, axis=[0, 1])` runs `check_grads(fun, argnum, ...)`
+    on every combination of one value from each list, positional and keyword."""
+    check = check_grads(fun, *args, **kwargs)
+
+    def _combo_check(*arg_lists: Any, **kwarg_lists: Any) -> None:
+        keyword_choices = [[(key, value) for value in values] for key, values in kwarg_lists.items()]
+        for chosen_args in itertools.product(*arg_lists):
+            for chosen_kwargs in itertools.product(*keyword_choices):
+                check(*chosen_args, **dict(chosen_kwargs))
+
+    return _combo_check

@@ -74,7 +74,8 @@ def unpack(sdist: Path) -> Path:
 
 def _command(folder: Path) -> list[str]:
     return [sys.executable, "-m", "pytest", "-q", "-p", "shim", "-p", "no:cacheprovider",
-            "--continue-on-collection-errors", "-c", str(folder / "pytest.ini"), "-W", "ignore", str(folder / "tests")]
+            "--continue-on-collection-errors", "-c", str(folder / "pytest.ini"), "-W", "ignore",
+            str(folder / "tests")]
 
 
 def start(engine: str, folder: Path, results: Path) -> subprocess.Popen:
@@ -101,7 +102,8 @@ def reference_key() -> str:
     import numpy
     import scipy
 
-    return f"{SDIST_SHA256[:12]}-py{sys.version_info[0]}.{sys.version_info[1]}-np{numpy.__version__}-sp{scipy.__version__}"
+    python = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    return f"{SDIST_SHA256[:12]}-py{python}-np{numpy.__version__}-sp{scipy.__version__}"
 
 
 def _file_of(nodeid: str) -> str:

@@ -1,0 +1,139 @@
+"""Names HIPS/autograd code imports beyond the operators: `wrap_util`, `core.primitive_vjps`,
+`misc.const_graph`, the VSpace API and `test_util`'s helpers (issue 17).
+
+Each test checks against finite differences or plain NumPy, never against ad_core itself.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ad_core.numpy as anp
+from ad_core import grad
+from ad_core.core import make_vjp, primitive_jvps, primitive_vjps, vspace
+from ad_core.extend import defvjp, primitive
+from ad_core.misc import const_graph
+from ad_core.test_util import check_equivalent, check_grads, combo_check, scalar_close
+from ad_core.wrap_util import unary_to_nary
+
+from ._oracle import assert_close, numerical_grad
+
+
+@unary_to_nary
+def plain_grad(fun, x):
+    vjp, _ = make_vjp(fun, x)
+    return vjp(1.0)
+
+
+def test_unary_to_nary_differentiates_the_chosen_argument() -> None:
+    def fun(x, y):
+        return x * y + x**2
+
+    for argnum in (0, 1):
+        computed = plain_grad(fun, argnum)(0.7, 1.8)
+        expected = numerical_grad(fun, (0.7, 1.8), argnum)
+        assert np.shape(computed) == ()
+        assert_close(computed, expected, f"grad wrt argument {argnum}")
+
+
+def test_unary_to_nary_names_the_result_as_autograd_does() -> None:
+    def loss(x, y):
+        """The loss."""
+        return x * y
+
+    wrapped = plain_grad(loss, 1)
+    assert wrapped.__name__ == "plain_grad_of_loss_wrt_argnum_1"
+    assert "plain_grad of function loss with respect to argument number 1" in wrapped.__doc__
+
+
+def test_unary_to_nary_rejects_a_bad_argnum_by_name() -> None:
+    with pytest.raises(TypeError, match=r"plain_grad: argnum must be an int or a tuple of ints, got 'x'"):
+        plain_grad(lambda x: x, "x")
+
+
+def test_primitive_vjps_pop_removes_the_rule_and_setitem_restores_it() -> None:
+    @primitive
+    def double(x):
+        return 2.0 * x
+
+    defvjp(double, lambda ans, x: lambda g: 2.0 * g)
+    assert double in primitive_vjps and double not in primitive_jvps
+    rules = primitive_vjps.pop(double, None)
+    with pytest.raises(NotImplementedError, match="no VJP rule is defined for double"):
+        grad(double)(1.0)
+    primitive_vjps[double] = rules
+    assert grad(double)(1.0) == 2.0
+    assert primitive_vjps.pop(anp.iscomplex, None) is None  # no rules: nothing to take
+
+
+def test_const_graph_traces_once_and_replays() -> None:
+    calls = []
+
+    def fun(x, y):
+        calls.append(None)
+        return anp.sin(x) * y + x
+
+    fast = const_graph(fun)
+    for x, y in [(0.3, 2.0), (1.1, -0.5), (2.0, 3.0)]:
+        assert_close(fast(x, y), np.sin(x) * y + x, "replayed value")
+    assert len(calls) == 1  # traced on the first call only
+
+
+def test_const_graph_binds_arguments_first() -> None:
+    fast = const_graph(lambda x, y, z: x + 2 * y + 3 * z, 1.0, z=3.0)
+    assert fast(2.0) == 14.0
+    assert fast(0.5) == 11.0
+
+
+@pytest.mark.parametrize(
+    "value",
+    [np.zeros((3, 2)), 0.0, 1j * np.zeros((2, 1)), [1.0, np.zeros((2, 1))], (1.0, np.zeros(2)),
+     {"a": 1.0, "b": np.zeros((2, 1))}],
+    ids=["array", "scalar", "complex", "list", "tuple", "dict"],
+)
+def test_vspace_has_autograds_api(value) -> None:
+    np.random.seed(0)
+    space = vspace(value)
+    x, y = space.randn(), space.randn()  # NumPy's global generator, as in autograd
+    assert space == vspace(x) == vspace(space.add(x, y)) == vspace(space.scalar_mul(x, 2.0))
+    assert scalar_close(space.inner_prod(space.scalar_mul(x, 2.5), y), 2.5 * space.inner_prod(x, y))
+    assert space.inner_prod(x, x) > 0
+    # add, scalar_mul and inner_prod are traced: their derivatives against finite differences
+    check_grads(space.add)(x, y)
+    check_grads(space.scalar_mul)(x, 1.5)
+    check_grads(space.inner_prod)(x, y)
+
+
+def test_traced_inner_prod_has_the_gradient_of_a_dot_product() -> None:
+    space = vspace(np.zeros(3))
+    x, y = np.array([1.0, -2.0, 0.5]), np.array([0.3, 0.1, 2.0])
+    computed = grad(space.inner_prod)(x, y)
+    assert computed.shape == (3,)
+    assert_close(computed, numerical_grad(space.inner_prod, (x, y), 0), "grad of inner_prod")
+
+
+def test_check_grads_passes_keyword_arguments_to_the_function() -> None:
+    check_grads(anp.sum)(np.arange(6.0).reshape(2, 3), axis=1)
+    with pytest.raises(AssertionError):
+        wrong = primitive(lambda x, scale: scale * x)
+        defvjp(wrong, lambda ans, x, scale: lambda g: g)  # ignores scale
+        check_grads(wrong, modes=["rev"], order=1)(1.0, scale=3.0)
+
+
+def test_combo_check_tries_every_combination() -> None:
+    seen = []
+
+    def fun(x, axis=None):
+        seen.append((np.shape(x), axis))
+        return anp.sum(x, axis=axis)
+
+    combo_check(fun, (0,), modes=["rev"], order=1)([np.ones(2), np.ones((2, 3))], axis=[None, 0])
+    assert {(shape, axis) for shape, axis in seen} == {((2,), None), ((2,), 0), ((2, 3), None), ((2, 3), 0)}
+
+
+def test_scalar_close_and_check_equivalent() -> None:
+    assert scalar_close(1.0, 1.0 + 1e-9) and not scalar_close(1.0, 1.1)
+    check_equivalent(np.ones(3), np.ones(3))
+    with pytest.raises(AssertionError, match="VSpace mismatch"):
+        check_equivalent(np.ones(3), np.ones(2))
