@@ -186,7 +186,7 @@ def _shape_error(node: VJPNode, argnum: int, contribution: Any, parent: VJPNode)
 def make_vjp(fun: Callable, x: Any) -> tuple[Callable, Any]:
     """Trace `fun` at `x`; return `(vjp, value)` where `vjp(g)` is $g^\\top J_f(x)$."""
     start_node = VJPNode.new_root(x)
-    end_value, end_node = trace(start_node, fun, x)
+    end_value, end_node = trace(start_node, _packing_output(fun), x)
     if end_node is None:
 
         def vjp(g):
@@ -198,6 +198,16 @@ def make_vjp(fun: Callable, x: Any) -> tuple[Callable, Any]:
             return backward_pass(g, end_node)
 
     return vjp, end_value
+
+
+def _packing_output(fun: Callable) -> Callable:
+    """`fun`, with a list, tuple or dict of traced values that it returns packed into one traced
+    value. Without this, such an output (a VJP with respect to a tuple, a JVP of a function
+    returning a pair) is not a box, so the trace would take it for a constant: a zero
+    derivative, or a crash converting the container of boxes."""
+    from .containers import pack_output
+
+    return lambda x: pack_output(fun(x))
 
 
 def defvjp(fun: Callable, *vjpmakers: Callable | None, argnums: Any = None) -> None:
@@ -279,7 +289,7 @@ def make_jvp(fun: Callable, x: Any) -> Callable:
 
     def jvp(v):
         start_node = JVPNode.new_root(x, v)
-        end_value, end_node = trace(start_node, fun, x)
+        end_value, end_node = trace(start_node, _packing_output(fun), x)
         if end_node is None:
             return end_value, vspace(end_value).zeros()
         return end_value, end_node.g

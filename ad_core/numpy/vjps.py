@@ -330,6 +330,19 @@ defvjp(anp.cumsum, grad_cumsum)
 # =============================================================================================
 
 
+def real_for_real(target: Any, vjp: Callable) -> Callable:
+    """`vjp`, with the cotangent of a real `target` made real. A product of a real and a complex
+    factor has a complex cotangent; its imaginary part points in no real direction, so a real
+    input keeps only the real part (as a broadcast one does in `unbroadcast`)."""
+    if anp.metadata(target)[3]:
+        return vjp
+    return lambda g: _real_part(vjp(g))
+
+
+def _real_part(x: Any) -> Any:
+    return anp.real(x) if _iscomplex(x) else x
+
+
 def dot_vjp_0(ans, A, B):
     """The cotangent of A in `dot(A, B)`: contract the output cotangent with B's last axes."""
     A_meta, B = anp.metadata(A), _as_array(B)
@@ -371,7 +384,8 @@ def dot_vjp_1(ans, A, B):
     return vjp
 
 
-defvjp(anp.dot, dot_vjp_0, dot_vjp_1)
+defvjp(anp.dot, lambda ans, A, B: real_for_real(A, dot_vjp_0(ans, A, B)),
+       lambda ans, A, B: real_for_real(B, dot_vjp_1(ans, A, B)))
 
 
 def matmul_vjp_0(ans, A, B):
@@ -443,11 +457,13 @@ def tensordot_adjoint_1(A, G, axes, A_ndim, B_ndim):
 
 
 defvjp(anp.tensordot,
-       lambda ans, A, B, axes=2: lambda g: tensordot_adjoint_0(B, g, axes, anp.ndim(A), anp.ndim(B)),
-       lambda ans, A, B, axes=2: lambda g: tensordot_adjoint_1(A, g, axes, anp.ndim(A), anp.ndim(B)))
+       lambda ans, A, B, axes=2: real_for_real(A, lambda g: tensordot_adjoint_0(
+           B, g, axes, anp.ndim(A), anp.ndim(B))),
+       lambda ans, A, B, axes=2: real_for_real(B, lambda g: tensordot_adjoint_1(
+           A, g, axes, anp.ndim(A), anp.ndim(B))))
 defvjp(anp.outer,
-       lambda ans, a, b: lambda g: anp.reshape(anp.dot(g, anp.ravel(b)), anp.shape(a)),
-       lambda ans, a, b: lambda g: anp.reshape(anp.dot(anp.ravel(a), g), anp.shape(b)))
+       lambda ans, a, b: real_for_real(a, lambda g: anp.reshape(anp.dot(g, anp.ravel(b)), anp.shape(a))),
+       lambda ans, a, b: real_for_real(b, lambda g: anp.reshape(anp.dot(anp.ravel(a), g), anp.shape(b))))
 
 
 def inner_vjp(argnum):
@@ -470,7 +486,8 @@ def inner_vjp(argnum):
     return maker
 
 
-defvjp(anp.inner, inner_vjp(0), inner_vjp(1))
+defvjp(anp.inner, lambda ans, a, b: real_for_real(a, inner_vjp(0)(ans, a, b)),
+       lambda ans, a, b: real_for_real(b, inner_vjp(1)(ans, a, b)))
 
 
 def grad_kron(argnum, ans, args, kwargs):

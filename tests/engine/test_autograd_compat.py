@@ -137,3 +137,65 @@ def test_scalar_close_and_check_equivalent() -> None:
     check_equivalent(np.ones(3), np.ones(3))
     with pytest.raises(AssertionError, match="VSpace mismatch"):
         check_equivalent(np.ones(3), np.ones(2))
+
+
+# ---------------------------------------------------------------------------------------------
+# Bugs found by autograd's test_util semantics: derivatives with respect to tuples, dtypes
+# ---------------------------------------------------------------------------------------------
+
+
+def test_core_make_vjp_traces_a_function_that_returns_a_tuple() -> None:
+    """A VJP with respect to a tuple returns a tuple of traced values; differentiating it again
+    with `ad_core.core.make_vjp` used to see no box, call the output constant and return zeros."""
+    from ad_core.core import make_jvp as core_make_jvp
+
+    def dot_pair(ab):
+        return anp.dot(ab[0], ab[1])
+
+    def vjp_of_dot(point):  # (a, b), g  ->  (g * b, g * a)
+        return make_vjp(dot_pair, point[0])[0](point[1])
+
+    point = ((1.5, 0.3), 2.0)
+    vjp, value = make_vjp(vjp_of_dot, point)
+    assert_close(np.array(value), [0.6, 3.0], "value")
+    ((da, db), dg) = vjp((1.0, 0.0))  # the derivative of g * b: b with respect to g, g to b
+    assert_close(np.array([da, db, dg]), [0.0, 2.0, 0.3], "reverse over reverse")
+    _, tangent = core_make_jvp(vjp_of_dot, point)(((0.0, 1.0), 0.0))
+    assert_close(np.array(tangent), [2.0, 0.0], "forward over reverse")
+
+
+@pytest.mark.parametrize("name", ["dot", "outer", "tensordot", "inner", "kron"])
+def test_a_real_factor_of_a_complex_product_gets_a_real_cotangent(name) -> None:
+    """dot, outer, tensordot and inner gave the real factor a complex cotangent (gradient
+    descent then made a real parameter complex); autograd's check compares vector spaces."""
+    product = {"tensordot": lambda a, b: anp.tensordot(a, b, axes=0)}.get(name, getattr(anp, name))
+    real = np.array([0.5, -1.0, 2.0])
+    complex_ = np.array([1 + 2j, 3 - 1j, 0.5j])
+
+    def loss(a, b):
+        return anp.sum(anp.abs(product(a, b)) ** 2)
+
+    for argnum, args in [(0, (real, complex_)), (1, (complex_, real))]:
+        computed = grad(loss, argnum)(*args)
+        assert computed.shape == (3,) and computed.dtype == np.float64
+        assert_close(computed, numerical_grad(loss, args, argnum), f"{name} argument {argnum}")
+
+
+def test_check_grads_second_order_checks_the_rule_against_its_cotangent() -> None:
+    """autograd's test_tests: a VJP rule whose own VJP (with respect to the cotangent) is off is
+    caught at order 2, and the message names the function as autograd's does."""
+
+    @primitive
+    def foo(x):
+        return x * 2.0
+
+    @primitive
+    def bar(x):
+        return x
+
+    defvjp(foo, lambda ans, x: lambda g: bar(g) * 2)
+    defvjp(bar, lambda ans, x: lambda g: g * 1.001)
+    check_grads(foo, modes=["rev"], order=1)(1.0)
+    message = r"\(VJP\) check of vjp_foo failed: argument 0, mode 'rev', order 2"
+    with pytest.raises(AssertionError, match=message):
+        check_grads(foo, modes=["rev"])(1.0)
