@@ -119,7 +119,7 @@ def _check_derivatives(f, x, modes, order, rng, argnum, level, **tolerances) -> 
             jvp_at = _named(lambda x: make_jvp(f)(x)(direction)[1], f"jvp_{_name(f)}")
             _check_one(jvp_at, x, modes, order - 1, rng, argnum, level + 1, **tolerances)
             jvp_along = _named(lambda v: make_jvp(f)(x)(v)[1], jvp_at.__name__)
-            _check_one(jvp_along, direction, ("fwd",), 1, rng, argnum, level + 1, **tolerances)
+            _check_one(jvp_along, direction, ("fwd",), 1, _own_rng(level), argnum, level + 1, **tolerances)
     if "rev" in modes:
         check_vjp(f, x, rng, argnum, level, **tolerances)
         if order > 1:
@@ -127,7 +127,13 @@ def _check_derivatives(f, x, modes, order, rng, argnum, level, **tolerances) -> 
             vjp_at = _named(lambda x: make_vjp(f)(x)[0](cotangent), f"vjp_{_name(f)}")
             _check_one(vjp_at, x, modes, order - 1, rng, argnum, level + 1, **tolerances)
             vjp_along = _named(lambda g: make_vjp(f)(x)[0](g), vjp_at.__name__)
-            _check_one(vjp_along, cotangent, ("rev",), 1, rng, argnum, level + 1, **tolerances)
+            _check_one(vjp_along, cotangent, ("rev",), 1, _own_rng(level), argnum, level + 1, **tolerances)
+
+
+def _own_rng(level: int) -> np.random.Generator:
+    """Directions for the check along the direction, from a generator of their own: the other
+    checks draw the same directions as they would without it."""
+    return np.random.default_rng(level)
 
 
 def _named(f: Callable, name: str) -> Callable:

@@ -650,6 +650,57 @@ def grad_diff(ans, x, n=1, axis=-1):
 defvjp(anp.diff, grad_diff)
 
 
+def gradient_axes(x: Any, axis: Any) -> list[int]:
+    """The axes `numpy.gradient` differentiates along, in the order of its outputs."""
+    ndim = anp.ndim(x)
+    if axis is None:
+        return list(range(ndim))
+    return [a % ndim for a in ((axis,) if isinstance(axis, int) else axis)]
+
+
+def gradient_matrix(n: int, spacing: tuple, edge_order: int) -> onp.ndarray:
+    """`numpy.gradient` along one axis of length `n` is a matrix $D$: its columns are the
+    gradients of the unit vectors, so `gradient(x) = D x` along that axis."""
+    return onp.gradient(onp.eye(n), *spacing, axis=0, edge_order=edge_order)
+
+
+def grad_gradient(ans, x, *varargs, axis=None, edge_order=1):
+    """The transpose of each axis' difference matrix, applied to that output's cotangent."""
+    axes = gradient_axes(x, axis)
+    spacings = [()] * len(axes) if not varargs else (
+        [varargs] * len(axes) if len(varargs) == 1 else [(v,) for v in varargs])
+    matrices = [gradient_matrix(_shape(x)[a], spacing, edge_order) for a, spacing in zip(
+        axes, spacings, strict=True)]
+
+    def vjp(g):
+        pieces = [g] if len(axes) == 1 else list(g)
+        total = None
+        for a, matrix, piece in zip(axes, matrices, pieces, strict=True):
+            back = anp.moveaxis(anp.tensordot(matrix, piece, axes=([0], [a])), 0, a)
+            total = back if total is None else total + back
+        return total
+
+    return vjp
+
+
+defvjp(anp.gradient, grad_gradient)
+
+
+def grad_pad(ans, array, pad_width, mode="constant", **kwargs):
+    """`pad` in constant mode puts `array` inside a frame of constants: its cotangent is the
+    cotangent's middle, where `array` sits."""
+    if mode != "constant":
+        raise NotImplementedError(
+            f"ad_core: no VJP rule for pad with mode={mode!r} (array of shape {_shape(array)}); "
+            "only mode='constant' has one, as in HIPS/autograd")
+    before = onp.broadcast_to(onp.asarray(pad_width, dtype=int), (anp.ndim(array), 2))[:, 0]
+    index = tuple(slice(start, start + n) for start, n in zip(before, _shape(array), strict=True))
+    return lambda g: g[index]
+
+
+defvjp(anp.pad, grad_pad)
+
+
 def sorting_index(x: Any, order: Any, axis: int | None) -> tuple:
     """The index `i` with `sort(x, axis) == x[i]`, given `order = argsort(x, axis)`."""
     grid = list(onp.indices(onp.shape(order), sparse=True))
@@ -760,6 +811,8 @@ def _diag_matrix(g, shape, k):
     return anp.untake(g, (rows, cols), shape)
 
 
+defvjp(anp.make_diagonal, lambda ans, D, offset=0, axis1=-1, axis2=-2: lambda g: anp.diagonal(
+    g, 0, -1, -2))
 defvjp(anp.diagonal, lambda ans, x, offset=0, axis1=0, axis2=1: lambda g: _diagonal_adjoint(
     g, _shape(x), offset, axis1, axis2))
 

@@ -199,3 +199,52 @@ def test_check_grads_second_order_checks_the_rule_against_its_cotangent() -> Non
     message = r"\(VJP\) check of vjp_foo failed: argument 0, mode 'rev', order 2"
     with pytest.raises(AssertionError, match=message):
         check_grads(foo, modes=["rev"])(1.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# ad_core.numpy: what autograd's test_numpy and test_linalg call
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["mean", "std", "var", "sum", "max", "min"])
+@pytest.mark.parametrize("container", [list, tuple])
+def test_a_reduction_of_a_list_of_traced_values(name, container) -> None:
+    reduction = getattr(anp, name)
+
+    def fun(x):
+        return reduction(container([x, 2.0 * x + 1.0, anp.sin(x)]))
+
+    computed = grad(fun)(0.3)
+    assert np.shape(computed) == ()
+    assert_close(computed, numerical_grad(fun, (0.3,)), f"{name} of a {container.__name__}")
+    assert grad(lambda x: anp.std(container([x, x + 2])))(0.0) == 0.0  # autograd's own case
+
+
+def test_a_traced_array_cast_to_integers_is_an_index() -> None:
+    """`np.int64(x)` of a traced x: integers carry no derivative, so nothing is lost (autograd
+    allows it); a float conversion still raises, since it would drop the derivative."""
+    def fun(W):
+        rows = anp.int64(W[:, -1])
+        assert rows.dtype == np.int64
+        return anp.sum(W[:, :-1][rows] ** 2)
+
+    # the index column sits between integers, where the cast is locally constant
+    index_column = np.array([[3.5], [0.5], [4.5], [0.5], [2.5]])
+    W = np.concatenate([np.random.default_rng(0).standard_normal((5, 3)), index_column], axis=1)
+    computed = grad(fun)(W)
+    assert computed.shape == (5, 4)
+    assert_close(computed, numerical_grad(fun, (W,)), "gradient through an integer index")
+    with pytest.raises(TypeError, match=r"converting a traced value \(ArrayBox of shape \(5,\)\)"):
+        grad(lambda W: anp.sum(np.asarray(W[:, 0], dtype=float)))(W)
+
+
+def test_numpy_version_names() -> None:
+    assert anp.__version__ == np.__version__ == anp.numpy_version
+
+
+def test_linalg_helpers_under_autograds_names(rng) -> None:
+    x = rng.standard_normal((2, 3, 4))
+    np.testing.assert_array_equal(anp.linalg.T(x), np.swapaxes(x, -1, -2))
+    np.testing.assert_allclose(anp.linalg._dot(anp.linalg.T(x), x), np.swapaxes(x, -1, -2) @ x)
+    # a pseudo-inverse of fixed (deficient) rank, as autograd's test_pinv calls it
+    check_grads(lambda x: anp.linalg.pinv(anp.linalg._dot(anp.linalg.T(x), x)))(x)
