@@ -370,6 +370,40 @@ def array(A: Any, *args: Any, **kwargs: Any) -> Any:
     return _np.array(A, *args, **kwargs)
 
 
+_where_primitive = wrapped["where"]
+
+
+def where(condition: Any, *args: Any, **kwargs: Any) -> Any:
+    """`numpy.where` with HIPS/autograd's conventions: `x` and `y` may be passed by keyword,
+    `where(condition)` alone is `nonzero(condition)`, and when nothing is an array or traced
+    (plain numbers and lists) the result is plain Python as well: `where(True, 1, 2)` is `1`."""
+    if not args and not kwargs:
+        return _np.where(getval(condition))
+    unknown = set(kwargs) - {"x", "y"}
+    if unknown or len(args) + len(kwargs) != 2:
+        raise ValueError(
+            "ad_core.numpy.where: give both x and y, or neither; got "
+            f"{len(args)} positional argument(s) after condition and keywords {sorted(kwargs)}"
+        )
+    x = args[0] if args else kwargs["x"]
+    y = args[1] if len(args) > 1 else kwargs["y"]
+    if _holds_arrays(condition) or _holds_arrays(x) or _holds_arrays(y):
+        return _where_primitive(condition, x, y)
+    result = _np.where(condition, x, y)
+    return result.tolist() if isinstance(result, _np.ndarray) else result
+
+
+# The rules live on the primitive; registering one on `where` registers it there.
+where.vjps, where.jvps, where.fun = _where_primitive.vjps, _where_primitive.jvps, _where_primitive.fun
+where.is_primitive = True
+
+
+def _holds_arrays(value: Any) -> bool:
+    if isinstance(value, Box | _np.ndarray | _np.generic):
+        return True
+    return isinstance(value, list | tuple) and builtins.any(_holds_arrays(item) for item in value)
+
+
 def _contains_box(items: Any) -> bool:
     if isinstance(items, Box):
         return True

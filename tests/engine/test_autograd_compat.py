@@ -248,3 +248,29 @@ def test_linalg_helpers_under_autograds_names(rng) -> None:
     np.testing.assert_allclose(anp.linalg._dot(anp.linalg.T(x), x), np.swapaxes(x, -1, -2) @ x)
     # a pseudo-inverse of fixed (deficient) rank, as autograd's test_pinv calls it
     check_grads(lambda x: anp.linalg.pinv(anp.linalg._dot(anp.linalg.T(x), x)))(x)
+
+
+@pytest.mark.parametrize(
+    ("condition", "x", "y", "expected"),
+    [(True, 1, 2, 1), (True, 3.0, 4.0, 3.0), (False, 1, 2.0, 2.0), (True, [1, 2], [3, 4], [1, 2])],
+)
+def test_where_of_plain_python_values_is_plain_python(condition, x, y, expected) -> None:
+    result = anp.where(condition, x, y)
+    assert type(result) is type(expected) and result == expected
+
+
+def test_where_takes_keywords_or_only_a_condition(rng) -> None:
+    x, y = rng.standard_normal(3), rng.standard_normal(3)
+    condition = [True, False, True]
+    np.testing.assert_array_equal(anp.where(condition=condition, x=x, y=y), np.where(condition, x, y))
+    np.testing.assert_array_equal(anp.where(condition, x, y=y), np.where(condition, x, y))
+    np.testing.assert_array_equal(anp.where(condition)[0], [0, 2])
+    with pytest.raises(ValueError, match=r"where: give both x and y, or neither; got 1 positional"):
+        anp.where(condition, x)
+
+    def fun(x):  # traced through keywords too
+        return anp.sum(anp.where(condition=x > 0, x=x**2, y=-x))
+
+    computed = grad(fun)(x)
+    assert computed.shape == (3,)
+    assert_close(computed, numerical_grad(fun, (x,)), "where by keyword")
