@@ -8,7 +8,7 @@ ASSETS := $(VENDOR)/.installed
 # mkdocs-material prints a multi-line banner about MkDocs 2 on every build; it is not ours.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve test build bench lint clean
+.PHONY: serve test build bench lint clean autograd-suite
 
 $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,9 +35,13 @@ serve: $(INSTALLED) $(ASSETS)
 build: $(INSTALLED) $(ASSETS)
 	$(BIN)/mkdocs build --strict
 
-test: $(INSTALLED) $(ASSETS)
+test: $(INSTALLED) $(ASSETS) autograd-suite
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
+
+# HIPS/autograd 1.9.1's own test files, run on autograd and on ad_core (see the README).
+autograd-suite: $(INSTALLED)
+	$(BIN)/python tools/autograd_suite/run.py
 
 bench: $(INSTALLED)
 	$(BIN)/python -m pip install --quiet torch==2.13.0 || echo "torch not installed: PyTorch column skipped"
