@@ -204,7 +204,7 @@ def _packing_output(fun: Callable) -> Callable:
     """`fun`, with a list, tuple or dict of traced values that it returns packed into one traced
     value. Without this, such an output (a VJP with respect to a tuple, a JVP of a function
     returning a pair) is not a box, so the trace would take it for a constant: a zero
-    derivative, or a crash converting the container of boxes."""
+    derivative, and the boxes inside leak out as the value."""
     from .containers import pack_output
 
     return lambda x: pack_output(fun(x))

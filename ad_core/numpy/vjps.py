@@ -360,7 +360,7 @@ def dot_vjp_0(ans, A, B):
         B_axes = [*range(B_ndim - 2), B_ndim - 1]
         return anp.reshape(anp.tensordot(g, B, [g_axes, B_axes]), A_meta[0])
 
-    return vjp
+    return real_for_real(A, vjp)
 
 
 def dot_vjp_1(ans, A, B):
@@ -381,11 +381,10 @@ def dot_vjp_1(ans, A, B):
         # result axes: A's last axis (B's contracted axis), then B's free axes in order
         return anp.reshape(anp.moveaxis(result, 0, -2 if B_ndim > 1 else 0), B_meta[0])
 
-    return vjp
+    return real_for_real(B, vjp)
 
 
-defvjp(anp.dot, lambda ans, A, B: real_for_real(A, dot_vjp_0(ans, A, B)),
-       lambda ans, A, B: real_for_real(B, dot_vjp_1(ans, A, B)))
+defvjp(anp.dot, dot_vjp_0, dot_vjp_1)
 
 
 def matmul_vjp_0(ans, A, B):
@@ -481,13 +480,12 @@ def inner_vjp(argnum):
             return anp.moveaxis(anp.tensordot(a, g, [list(range(anp.ndim(a) - 1)),
                                                      list(range(anp.ndim(a) - 1))]), 0, -1)
 
-        return vjp
+        return real_for_real(a if argnum == 0 else b, vjp)
 
     return maker
 
 
-defvjp(anp.inner, lambda ans, a, b: real_for_real(a, inner_vjp(0)(ans, a, b)),
-       lambda ans, a, b: real_for_real(b, inner_vjp(1)(ans, a, b)))
+defvjp(anp.inner, inner_vjp(0), inner_vjp(1))
 
 
 def grad_kron(argnum, ans, args, kwargs):
