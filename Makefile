@@ -8,7 +8,7 @@ ASSETS := $(VENDOR)/.installed
 # mkdocs-material prints a multi-line banner about MkDocs 2 on every build; it is not ours.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve test build bench lint clean browser
+.PHONY: serve test build bench lint clean browser autograd-suite
 
 $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -51,9 +51,13 @@ browser:
 	  fi; \
 	fi
 
-test: $(INSTALLED) $(ASSETS) browser
+test: $(INSTALLED) $(ASSETS) browser autograd-suite
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
+
+# HIPS/autograd 1.9.1's own test files, run on autograd and on ad_core (see the README).
+autograd-suite: $(INSTALLED)
+	$(BIN)/python tools/autograd_suite/run.py
 
 bench: $(INSTALLED)
 	$(BIN)/python -m pip install --quiet torch==2.13.0 || echo "torch not installed: PyTorch column skipped"

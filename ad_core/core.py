@@ -14,7 +14,9 @@ from typing import Any
 import numpy as np
 
 from . import inspect as _inspect
-from .tracer import Node, getval, toposort, trace
+from .tracer import Box, Node, getval, toposort, trace
+from .tracer import primitive_jvps as primitive_jvps  # autograd.core's names for the rule tables
+from .tracer import primitive_vjps as primitive_vjps
 
 # ---------------------------------------------------------------------------------------------
 # Reverse mode
@@ -186,7 +188,7 @@ def _shape_error(node: VJPNode, argnum: int, contribution: Any, parent: VJPNode)
 def make_vjp(fun: Callable, x: Any) -> tuple[Callable, Any]:
     """Trace `fun` at `x`; return `(vjp, value)` where `vjp(g)` is $g^\\top J_f(x)$."""
     start_node = VJPNode.new_root(x)
-    end_value, end_node = trace(start_node, fun, x)
+    end_value, end_node = trace(start_node, _packing_output(fun), x)
     if end_node is None:
 
         def vjp(g):
@@ -198,6 +200,16 @@ def make_vjp(fun: Callable, x: Any) -> tuple[Callable, Any]:
             return backward_pass(g, end_node)
 
     return vjp, end_value
+
+
+def _packing_output(fun: Callable) -> Callable:
+    """`fun`, with a list, tuple or dict of traced values that it returns packed into one traced
+    value. Without this, such an output (a VJP with respect to a tuple, a JVP of a function
+    returning a pair) is not a box, so the trace would take it for a constant: a zero
+    derivative, and the boxes inside leak out as the value."""
+    from .containers import pack_output
+
+    return lambda x: pack_output(fun(x))
 
 
 def defvjp(fun: Callable, *vjpmakers: Callable | None, argnums: Any = None) -> None:
@@ -279,7 +291,7 @@ def make_jvp(fun: Callable, x: Any) -> Callable:
 
     def jvp(v):
         start_node = JVPNode.new_root(x, v)
-        end_value, end_node = trace(start_node, fun, x)
+        end_value, end_node = trace(start_node, _packing_output(fun), x)
         if end_node is None:
             return end_value, vspace(end_value).zeros()
         return end_value, end_node.g
@@ -338,6 +350,8 @@ def def_linear(fun: Callable) -> None:
     )
 
 
+
+
 # ---------------------------------------------------------------------------------------------
 # Vector spaces: what zeros, ones, random directions and inner products mean for a value
 # ---------------------------------------------------------------------------------------------
@@ -370,7 +384,9 @@ class VSpace:
     def ones(self) -> np.ndarray:
         return np.ones(self.shape, self.dtype)
 
-    def randn(self, rng: np.random.Generator) -> np.ndarray:
+    def randn(self, rng: np.random.Generator | None = None) -> np.ndarray:
+        """A standard normal sample; from NumPy's global generator without `rng`, as in autograd."""
+        rng = np.random if rng is None else rng
         sample = rng.standard_normal(self.shape)
         if self.iscomplex:
             sample = sample + 1j * rng.standard_normal(self.shape)
@@ -383,7 +399,11 @@ class VSpace:
             yield vector
 
     def inner_prod(self, x: Any, y: Any) -> float:
-        """$\\langle x, y\\rangle = \\mathrm{Re}\\sum_i \\overline{x_i} y_i$."""
+        """$\\langle x, y\\rangle = \\mathrm{Re}\\sum_i \\overline{x_i} y_i$ (traced when `x` or `y` is)."""
+        if isinstance(x, Box) or isinstance(y, Box):
+            from . import numpy as anp
+
+            return anp.real(anp.sum(anp.conj(x) * y))
         return float(np.real(np.vdot(np.ravel(x), np.ravel(y))))
 
     def covector(self, x: Any) -> Any:
@@ -394,6 +414,8 @@ class VSpace:
 
     def scale(self, x: Any, factor: float) -> Any:
         return x * factor
+
+    scalar_mul = scale  # autograd's name
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, VSpace) and (self.shape, self.dtype) == (other.shape, other.dtype)
@@ -437,7 +459,7 @@ class ContainerVSpace:
     def ones(self) -> Any:
         return self._build([space.ones() for space in self.spaces])
 
-    def randn(self, rng: np.random.Generator) -> Any:
+    def randn(self, rng: np.random.Generator | None = None) -> Any:
         return self._build([space.randn(rng) for space in self.spaces])
 
     def standard_basis(self):
@@ -464,6 +486,18 @@ class ContainerVSpace:
     def scale(self, x: Any, factor: float) -> Any:
         return self._build([space.scale(a, factor)
                             for space, a in zip(self.spaces, self._items(x), strict=True)])
+
+    scalar_mul = scale
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, ContainerVSpace)
+                and (self.kind, self.keys, self.spaces) == (other.kind, other.keys, other.spaces))
+
+    def __hash__(self) -> int:
+        return hash((self.kind, tuple(self.spaces)))
+
+    def __repr__(self) -> str:
+        return f"ContainerVSpace({self.kind.__name__}, {dict(zip(self.keys, self.spaces, strict=True))})"
 
 
 def vspace(value: Any) -> VSpace | ContainerVSpace:

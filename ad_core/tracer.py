@@ -168,6 +168,49 @@ def primitive(f_raw: Callable) -> Callable:
     return f_wrapped
 
 
+class _RuleTable:
+    """`primitive_vjps` / `primitive_jvps` (importable from `core`, as from `autograd.core`): a
+    view of the rules each primitive keeps on itself (`fun.vjps`, and `fun.vjp_every_argnum` under the
+    key `"every_argnum"`), keyed by the primitive.
+
+    `table.pop(fun, None)` takes a primitive's rules away (differentiating through it then
+    raises NotImplementedError); `table[fun] = rules` puts them back."""
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode  # "vjp" or "jvp"
+
+    def __getitem__(self, fun: Callable) -> dict:
+        rules = getattr(fun, f"{self.mode}s", None)
+        if not isinstance(rules, dict):
+            raise KeyError(f"{getattr(fun, '__name__', fun)!r} is not an ad_core primitive")
+        every = getattr(fun, f"{self.mode}_every_argnum", None)
+        return {**rules, "every_argnum": every} if every is not None else dict(rules)
+
+    def __contains__(self, fun: Callable) -> bool:
+        return bool(getattr(fun, f"{self.mode}s", None) or getattr(fun, f"{self.mode}_every_argnum", None))
+
+    def __setitem__(self, fun: Callable, rules: dict) -> None:
+        rules = dict(rules)
+        if "every_argnum" in rules:
+            setattr(fun, f"{self.mode}_every_argnum", rules.pop("every_argnum"))
+        getattr(fun, f"{self.mode}s").update(rules)
+
+    def pop(self, fun: Callable, *default: Any) -> dict:
+        if fun not in self:
+            if default:
+                return default[0]
+            raise KeyError(getattr(fun, "__name__", fun))
+        taken = self[fun]
+        getattr(fun, f"{self.mode}s").clear()
+        if hasattr(fun, f"{self.mode}_every_argnum"):
+            delattr(fun, f"{self.mode}_every_argnum")
+        return taken
+
+
+primitive_vjps = _RuleTable("vjp")
+primitive_jvps = _RuleTable("jvp")
+
+
 def notrace_primitive(f_raw: Callable) -> Callable:
     """Wrap a function whose output carries no derivative (shapes, comparisons, argmax)."""
 

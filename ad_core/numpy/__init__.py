@@ -11,6 +11,7 @@ import importlib
 from . import array_box, jvps, vjps, wrapper
 
 globals().update({name: getattr(wrapper, name) for name in wrapper.__all__})
+__version__ = wrapper.numpy_version  # NumPy's, as `autograd.numpy.__version__` is
 
 # NumPy's own `linalg`, `fft` and `random` came in with the namespace; replace them with the traced
 # submodules (imported by path, since `from . import linalg` would find NumPy's attribute).

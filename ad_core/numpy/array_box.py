@@ -105,6 +105,10 @@ class ArrayBox(Box):
         return wrapped(*inputs, **kwargs)
 
     def __array__(self, dtype=None, copy=None):
+        # To integers or booleans (`np.int64(x)`, as index arrays): piecewise constant, so
+        # nothing is lost; autograd allows it too. A float copy would drop the derivative.
+        if dtype is not None and _np.dtype(dtype).kind in "iub":
+            return _np.asarray(self._value, dtype=dtype)
         raise _conversion_error(self, "converting")
 
     def __float__(self) -> float:

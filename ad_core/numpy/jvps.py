@@ -204,8 +204,24 @@ for _reshaping in (anp.reshape, anp.ravel, anp.squeeze, anp.expand_dims, anp.atl
                    anp.atleast_2d, anp.atleast_3d, anp.transpose, anp.swapaxes, anp.moveaxis,
                    anp.flip, anp.roll, anp.broadcast_to, anp.repeat, anp.tile,
                    anp.diag, anp.diagonal, anp.trace, anp.triu, anp.tril, anp.flipud,
-                   anp.fliplr, anp.rot90, anp.rollaxis, anp.diff, anp.split_pieces):
+                   anp.fliplr, anp.rot90, anp.rollaxis, anp.diff, anp.split_pieces,
+                   anp.make_diagonal, anp.gradient):
     def_linear(_reshaping)
+
+
+def jvp_pad(g, ans, array, pad_width, mode="constant", **kwargs):
+    """`pad` copies entries of `array` (and, in constant mode, a frame of constants, whose
+    tangent is zero): the tangent is padded the same way."""
+    if mode == "constant":
+        return anp.pad(g, pad_width, mode)
+    if mode in ("edge", "reflect", "symmetric", "wrap"):
+        return anp.pad(g, pad_width, mode, **kwargs)
+    raise NotImplementedError(
+        f"ad_core: no JVP rule for pad with mode={mode!r} (array of shape {anp.shape(array)}); "
+        "constant, edge, reflect, symmetric and wrap have one")
+
+
+defjvp(anp.pad, jvp_pad)
 
 
 def jvp_concatenate_args(argnum, g, ans, args, kwargs):

@@ -48,6 +48,15 @@ def _matrix_transpose(x: Any) -> Any:
     return anp.swapaxes(x, -1, -2)
 
 
+# HIPS/autograd's helpers under its names, which its tests (and code copied from them) call:
+# `T(x)` transposes the last two axes, `_dot` multiplies stacks of matrices.
+T = _matrix_transpose
+
+
+def _dot(a: Any, b: Any) -> Any:
+    return anp.einsum("...ij,...jk->...ik", a, b)
+
+
 def _is_complex(x: Any) -> bool:
     return anp.metadata(x)[3]
 

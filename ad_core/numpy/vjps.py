@@ -330,6 +330,19 @@ defvjp(anp.cumsum, grad_cumsum)
 # =============================================================================================
 
 
+def real_for_real(target: Any, vjp: Callable) -> Callable:
+    """`vjp`, with the cotangent of a real `target` made real. A product of a real and a complex
+    factor has a complex cotangent; its imaginary part points in no real direction, so a real
+    input keeps only the real part (as a broadcast one does in `unbroadcast`)."""
+    if anp.metadata(target)[3]:
+        return vjp
+    return lambda g: _real_part(vjp(g))
+
+
+def _real_part(x: Any) -> Any:
+    return anp.real(x) if _iscomplex(x) else x
+
+
 def dot_vjp_0(ans, A, B):
     """The cotangent of A in `dot(A, B)`: contract the output cotangent with B's last axes."""
     A_meta, B = anp.metadata(A), _as_array(B)
@@ -347,7 +360,7 @@ def dot_vjp_0(ans, A, B):
         B_axes = [*range(B_ndim - 2), B_ndim - 1]
         return anp.reshape(anp.tensordot(g, B, [g_axes, B_axes]), A_meta[0])
 
-    return vjp
+    return real_for_real(A, vjp)
 
 
 def dot_vjp_1(ans, A, B):
@@ -368,7 +381,7 @@ def dot_vjp_1(ans, A, B):
         # result axes: A's last axis (B's contracted axis), then B's free axes in order
         return anp.reshape(anp.moveaxis(result, 0, -2 if B_ndim > 1 else 0), B_meta[0])
 
-    return vjp
+    return real_for_real(B, vjp)
 
 
 defvjp(anp.dot, dot_vjp_0, dot_vjp_1)
@@ -443,11 +456,13 @@ def tensordot_adjoint_1(A, G, axes, A_ndim, B_ndim):
 
 
 defvjp(anp.tensordot,
-       lambda ans, A, B, axes=2: lambda g: tensordot_adjoint_0(B, g, axes, anp.ndim(A), anp.ndim(B)),
-       lambda ans, A, B, axes=2: lambda g: tensordot_adjoint_1(A, g, axes, anp.ndim(A), anp.ndim(B)))
+       lambda ans, A, B, axes=2: real_for_real(A, lambda g: tensordot_adjoint_0(
+           B, g, axes, anp.ndim(A), anp.ndim(B))),
+       lambda ans, A, B, axes=2: real_for_real(B, lambda g: tensordot_adjoint_1(
+           A, g, axes, anp.ndim(A), anp.ndim(B))))
 defvjp(anp.outer,
-       lambda ans, a, b: lambda g: anp.reshape(anp.dot(g, anp.ravel(b)), anp.shape(a)),
-       lambda ans, a, b: lambda g: anp.reshape(anp.dot(anp.ravel(a), g), anp.shape(b)))
+       lambda ans, a, b: real_for_real(a, lambda g: anp.reshape(anp.dot(g, anp.ravel(b)), anp.shape(a))),
+       lambda ans, a, b: real_for_real(b, lambda g: anp.reshape(anp.dot(anp.ravel(a), g), anp.shape(b))))
 
 
 def inner_vjp(argnum):
@@ -465,7 +480,7 @@ def inner_vjp(argnum):
             return anp.moveaxis(anp.tensordot(a, g, [list(range(anp.ndim(a) - 1)),
                                                      list(range(anp.ndim(a) - 1))]), 0, -1)
 
-        return vjp
+        return real_for_real(a if argnum == 0 else b, vjp)
 
     return maker
 
@@ -633,6 +648,57 @@ def grad_diff(ans, x, n=1, axis=-1):
 defvjp(anp.diff, grad_diff)
 
 
+def gradient_axes(x: Any, axis: Any) -> list[int]:
+    """The axes `numpy.gradient` differentiates along, in the order of its outputs."""
+    ndim = anp.ndim(x)
+    if axis is None:
+        return list(range(ndim))
+    return [a % ndim for a in ((axis,) if isinstance(axis, int) else axis)]
+
+
+def gradient_matrix(n: int, spacing: tuple, edge_order: int) -> onp.ndarray:
+    """`numpy.gradient` along one axis of length `n` is a matrix $D$: its columns are the
+    gradients of the unit vectors, so `gradient(x) = D x` along that axis."""
+    return onp.gradient(onp.eye(n), *spacing, axis=0, edge_order=edge_order)
+
+
+def grad_gradient(ans, x, *varargs, axis=None, edge_order=1):
+    """The transpose of each axis' difference matrix, applied to that output's cotangent."""
+    axes = gradient_axes(x, axis)
+    spacings = [()] * len(axes) if not varargs else (
+        [varargs] * len(axes) if len(varargs) == 1 else [(v,) for v in varargs])
+    matrices = [gradient_matrix(_shape(x)[a], spacing, edge_order) for a, spacing in zip(
+        axes, spacings, strict=True)]
+
+    def vjp(g):
+        pieces = [g] if len(axes) == 1 else list(g)
+        total = None
+        for a, matrix, piece in zip(axes, matrices, pieces, strict=True):
+            back = anp.moveaxis(anp.tensordot(matrix, piece, axes=([0], [a])), 0, a)
+            total = back if total is None else total + back
+        return total
+
+    return vjp
+
+
+defvjp(anp.gradient, grad_gradient)
+
+
+def grad_pad(ans, array, pad_width, mode="constant", **kwargs):
+    """`pad` in constant mode puts `array` inside a frame of constants: its cotangent is the
+    cotangent's middle, where `array` sits."""
+    if mode != "constant":
+        raise NotImplementedError(
+            f"ad_core: no VJP rule for pad with mode={mode!r} (array of shape {_shape(array)}); "
+            "only mode='constant' has one, as in HIPS/autograd")
+    before = onp.broadcast_to(onp.asarray(pad_width, dtype=int), (anp.ndim(array), 2))[:, 0]
+    index = tuple(slice(start, start + n) for start, n in zip(before, _shape(array), strict=True))
+    return lambda g: g[index]
+
+
+defvjp(anp.pad, grad_pad)
+
+
 def sorting_index(x: Any, order: Any, axis: int | None) -> tuple:
     """The index `i` with `sort(x, axis) == x[i]`, given `order = argsort(x, axis)`."""
     grid = list(onp.indices(onp.shape(order), sparse=True))
@@ -743,6 +809,8 @@ def _diag_matrix(g, shape, k):
     return anp.untake(g, (rows, cols), shape)
 
 
+defvjp(anp.make_diagonal, lambda ans, D, offset=0, axis1=-1, axis2=-2: lambda g: anp.diagonal(
+    g, 0, -1, -2))
 defvjp(anp.diagonal, lambda ans, x, offset=0, axis1=0, axis2=1: lambda g: _diagonal_adjoint(
     g, _shape(x), offset, axis1, axis2))
 

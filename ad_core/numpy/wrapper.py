@@ -74,6 +74,8 @@ def _direct_reduction(reduce: Callable, general: Callable, divide_by_count: bool
 
     def reduction(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
         if type(a) is not _np.ndarray or a.dtype.kind not in "fc" or out is not None or kwargs:
+            if _holds_boxes(a):
+                return _of_array(general, a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, **kwargs)
             return general(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, **kwargs)
         result = reduce(a, axis, dtype, None, keepdims)
         if divide_by_count:
@@ -87,6 +89,18 @@ def _direct_reduction(reduce: Callable, general: Callable, divide_by_count: bool
     return reduction
 
 
+def _holds_boxes(a: Any) -> bool:
+    return isinstance(a, list | tuple) and _contains_box(a)
+
+
+def _of_array(general: Callable, a: Any, **kwargs: Any) -> Any:
+    """`np.mean([x, x + 2])` with traced entries: the primitive sees a plain list (its boxes
+    inside, out of the tracer's sight), so it calls itself again on `array(a)`, a traced array."""
+    if kwargs.get("out") is None:
+        kwargs.pop("out", None)
+    return wrapped[general.__name__](array(a), **kwargs)
+
+
 def _count(shape: tuple, axis: Any) -> int:
     axes = (axis,) if isinstance(axis, int) else axis
     count = 1
@@ -98,6 +112,8 @@ def _count(shape: tuple, axis: Any) -> int:
 def _max_or_min(reduce: Callable, general: Callable) -> Callable:
     def reduction(a, axis=None, out=None, keepdims=False, **kwargs):
         if type(a) is not _np.ndarray or a.dtype.kind not in "fc" or out is not None or kwargs:
+            if _holds_boxes(a):
+                return _of_array(general, a, axis=axis, out=out, keepdims=keepdims, **kwargs)
             return general(a, axis=axis, out=out, keepdims=keepdims, **kwargs)
         return reduce(a, axis, None, None, keepdims)
 
@@ -112,6 +128,9 @@ def _direct_var(general: Callable, take_root: bool) -> Callable:
 
     def moment(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
         if type(a) is not _np.ndarray or a.dtype.kind != "f" or dtype or out is not None or kwargs:
+            if _holds_boxes(a):
+                return _of_array(general, a, axis=axis, dtype=dtype, out=out, ddof=ddof,
+                                 keepdims=keepdims, **kwargs)
             return general(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims, **kwargs)
         count = a.size if axis is None else _count(a.shape, axis)
         centred = a - _np.true_divide(_np.add.reduce(a, axis, None, None, True), count)
@@ -157,6 +176,23 @@ DIRECT_IMPLEMENTATIONS = {
 wrapped: dict[str, Any] = {}
 wrap_namespace(_np.__dict__, wrapped)
 globals().update(wrapped)
+numpy_version = _np.__version__  # autograd's name for the version of the NumPy it wraps
+
+
+@primitive
+def make_diagonal(D: Any, offset: int = 0, axis1: int = -1, axis2: int = -2) -> _np.ndarray:
+    """HIPS/autograd's `make_diagonal`: matrices with the vectors along `D`'s last axis on their
+    diagonals, `A[..., i, i] = D[..., i]`, the inverse of `diagonal(A, axis1=-1, axis2=-2)`.
+    As in autograd, only `offset=0` with the last two axes."""
+    if offset != 0 or {axis1, axis2} != {-1, -2}:
+        raise NotImplementedError(
+            f"ad_core.numpy.make_diagonal: only offset=0, axis1=-1, axis2=-2 are supported, got "
+            f"offset={offset}, axis1={axis1}, axis2={axis2} for D of shape {_np.shape(D)}"
+        )
+    D = _np.asarray(D)
+    if D.ndim == 0:
+        raise ValueError("ad_core.numpy.make_diagonal: D must have at least one axis, got shape ()")
+    return D[..., None] * _np.eye(D.shape[-1], dtype=D.dtype)
 
 
 def metadata(A: Any) -> tuple[tuple, int, _np.dtype, bool]:
@@ -306,6 +342,7 @@ dsplit = _split_along("dsplit", 2, 3)
 
 def append(arr: Any, values: Any, axis: int | None = None) -> Any:
     """`numpy.append`: concatenate, after flattening both when no axis is given."""
+    arr, values = array(arr), array(values)  # lists too, traced ones included, as NumPy does
     if axis is None:
         return concatenate([wrapped["ravel"](arr), wrapped["ravel"](values)], 0)
     return concatenate([arr, values], axis)
@@ -325,10 +362,46 @@ def select(condlist: Any, choicelist: Any, default: Any = 0) -> Any:
 def array(A: Any, *args: Any, **kwargs: Any) -> Any:
     """`numpy.array`, which also accepts (nested) lists holding traced values."""
     if isinstance(A, Box):
+        if isinstance(getval(A), list | tuple):  # a traced list (an argument being differentiated)
+            return stack([array(item) for item in A])
         return A
     if isinstance(A, list | tuple) and _contains_box(A):
         return stack([array(item) for item in A])
     return _np.array(A, *args, **kwargs)
+
+
+_where_primitive = wrapped["where"]
+
+
+def where(condition: Any, *args: Any, **kwargs: Any) -> Any:
+    """`numpy.where` with HIPS/autograd's conventions: `x` and `y` may be passed by keyword,
+    `where(condition)` alone is `nonzero(condition)`, and when nothing is an array or traced
+    (plain numbers and lists) the result is plain Python as well: `where(True, 1, 2)` is `1`."""
+    if not args and not kwargs:
+        return _np.where(getval(condition))
+    unknown = set(kwargs) - {"x", "y"}
+    if unknown or len(args) + len(kwargs) != 2:
+        raise ValueError(
+            "ad_core.numpy.where: give both x and y, or neither; got "
+            f"{len(args)} positional argument(s) after condition and keywords {sorted(kwargs)}"
+        )
+    x = args[0] if args else kwargs["x"]
+    y = args[1] if len(args) > 1 else kwargs["y"]
+    if _holds_arrays(condition) or _holds_arrays(x) or _holds_arrays(y):
+        return _where_primitive(condition, x, y)
+    result = _np.where(condition, x, y)
+    return result.tolist() if isinstance(result, _np.ndarray) else result
+
+
+# The rules live on the primitive; registering one on `where` registers it there.
+where.vjps, where.jvps, where.fun = _where_primitive.vjps, _where_primitive.jvps, _where_primitive.fun
+where.is_primitive = True
+
+
+def _holds_arrays(value: Any) -> bool:
+    if isinstance(value, Box | _np.ndarray | _np.generic):
+        return True
+    return isinstance(value, list | tuple) and builtins.any(_holds_arrays(item) for item in value)
 
 
 def _contains_box(items: Any) -> bool:
@@ -369,6 +442,7 @@ def untake(g: Any, index: Any, shape: tuple) -> _np.ndarray:
 __all__ = [
     *wrapped,
     "append", "array", "array_getitem", "array_split", "asarray", "c_", "column_stack", "concat",
-    "concatenate", "concatenate_args", "dsplit", "hsplit", "hstack", "metadata", "row_stack", "select",
+    "concatenate", "concatenate_args", "dsplit", "hsplit", "hstack", "make_diagonal", "metadata",
+    "numpy_version", "row_stack", "select",
     "r_", "split", "split_pieces", "stack", "untake", "vsplit", "vstack",
 ]

@@ -12,7 +12,7 @@ import ad_core.numpy as anp
 from ad_core import grad, make_jvp
 from ad_core.test_util import check_grads
 
-from ._oracle import allow_constant_derivatives, check_both_modes
+from ._oracle import allow_constant_derivatives, check_both_modes, check_jvp_against_fd
 
 
 class ShapeCase(NamedTuple):
@@ -87,6 +87,17 @@ SHAPE_CASES = [
     ShapeCase("linspace", lambda a, b: anp.linspace(a, b, 5), ((), ())),
     ShapeCase("linspace-no-endpoint", lambda a, b: anp.linspace(a, b, 4, endpoint=False), ((), ())),
     ShapeCase("linspace-arrays", lambda a, b: anp.linspace(a, b, 3), ((2,), (3, 1))),
+    # Found by HIPS/autograd's test_numpy and test_systematic (issue 17): no rules in either mode.
+    ShapeCase("pad-constant", lambda x: anp.pad(x, ((1, 2), (0, 3))), ((2, 3),)),
+    ShapeCase("pad-one-width-constant-values", lambda x: anp.pad(x, 2, "constant", constant_values=1.5),
+              ((3,),)),
+    ShapeCase("gradient-1d", anp.gradient, ((6,),)),
+    ShapeCase("gradient-every-axis", lambda x: anp.stack(anp.gradient(x)), ((4, 5),)),
+    ShapeCase("gradient-spacing-edge-order-2", lambda x: anp.gradient(x, 0.5, axis=1, edge_order=2),
+              ((3, 5),)),
+    ShapeCase("gradient-axes-coordinates", lambda x: anp.stack(anp.gradient(
+        x, np.array([0.0, 0.5, 1.5]), 2.0, axis=(0, -1))), ((3, 2, 4),)),
+    ShapeCase("make_diagonal", lambda d: anp.make_diagonal(d, axis1=-1, axis2=-2), ((2, 4),)),
 ]
 
 
@@ -104,6 +115,9 @@ SECOND_ORDER_CASES = {
     "rot90-k-axes",
     "diff-n2-axis0",
     "linspace-arrays",
+    "pad-constant",
+    "gradient-every-axis",
+    "make_diagonal",
 }
 
 
@@ -254,3 +268,38 @@ def test_r_and_c_without_traced_values_are_numpys_own() -> None:
     np.testing.assert_array_equal(anp.c_[np.ones(2), np.zeros(2)], np.c_[np.ones(2), np.zeros(2)])
     with pytest.raises(NotImplementedError, match="directive string"):
         grad(lambda x: anp.sum(anp.r_["0,2", x, x]))(np.ones(2))
+
+
+def test_pad_jvp_of_the_copying_modes_and_what_has_no_rule(rng) -> None:
+    """`pad` in edge/reflect/symmetric/wrap mode copies entries: forward mode pads the tangent;
+    reverse mode has a rule for constant mode only (as HIPS/autograd), and says so."""
+    x = rng.standard_normal((3, 4))
+    for mode in ("edge", "reflect", "symmetric", "wrap"):
+        check_jvp_against_fd(lambda x, mode=mode: anp.pad(x, ((1, 2), (2, 0)), mode), [x], 0, rng)
+    shape = r" \(array of shape \(3, 4\)\)"
+    with pytest.raises(NotImplementedError, match=r"no VJP rule for pad with mode='edge'" + shape):
+        grad(lambda x: anp.sum(anp.pad(x, 1, "edge")))(x)
+    with pytest.raises(NotImplementedError, match=r"no JVP rule for pad with mode='maximum'" + shape):
+        make_jvp(lambda x: anp.pad(x, 1, "maximum"))(x)(x)
+
+
+def test_make_diagonal_places_the_vectors_and_refuses_other_axes(rng) -> None:
+    d = rng.standard_normal((3, 4))
+    result = anp.make_diagonal(d, axis1=-1, axis2=-2)
+    assert result.shape == (3, 4, 4)
+    for i in range(3):
+        np.testing.assert_array_equal(result[i], np.diag(d[i]))
+    with pytest.raises(NotImplementedError, match=r"make_diagonal: only offset=0, axis1=-1, axis2=-2 .* "
+                       r"got offset=1, axis1=-1, axis2=-2 for D of shape \(3, 4\)"):
+        anp.make_diagonal(d, offset=1)
+    with pytest.raises(ValueError, match=r"make_diagonal: D must have at least one axis, got shape \(\)"):
+        anp.make_diagonal(1.0)
+
+
+def test_append_to_a_list_being_differentiated(rng) -> None:
+    """autograd's test_numpy: `append` of a list argument, flat and along an axis, both modes."""
+    check_grads(anp.append, argnum=(0, 1))([1.0, 2.0, 3.0], 4.0)
+    check_grads(anp.append, argnum=(0, 1))([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], [[7.0, 8.0, 9.0]], axis=0)
+    computed = grad(lambda xs: anp.sum(anp.append(xs, 4.0) ** 2))([1.0, 2.0, 3.0])
+    assert isinstance(computed, list) and len(computed) == 3
+    np.testing.assert_allclose(np.array(computed), [2.0, 4.0, 6.0])
