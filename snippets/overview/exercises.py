@@ -195,7 +195,16 @@ print(
 exported = sorted(ad_core.__all__)
 assert "grad" in exported and "make_vjp" in exported
 subpackages = {path.stem for path in Path(ad_core.__file__).parent.iterdir() if not path.name.startswith("_")}
-assert subpackages - {"numpy", "extend", "inspect", "test_util", "misc", "builtins", "scipy"} <= {
+assert subpackages - {
+    "numpy",
+    "extend",
+    "inspect",
+    "test_util",
+    "misc",
+    "builtins",
+    "scipy",
+    "wrap_util",
+} <= {
     "core",
     "tracer",
     "differential_operators",
@@ -207,7 +216,7 @@ print(
         ", ".join(f"`{name}`" for name in exported)
         + ". The rest lives in `ad_core.numpy` (the traced NumPy), `ad_core.extend` (for rule "
         "authors), `ad_core.inspect` (the recorder), `ad_core.test_util`, and, laid out as in "
-        "[HIPS/autograd](https://github.com/HIPS/autograd), `ad_core.misc`, `ad_core.builtins` "
-        "and `ad_core.scipy`.",
+        "[HIPS/autograd](https://github.com/HIPS/autograd), `ad_core.misc`, `ad_core.builtins`, "
+        "`ad_core.scipy` and `ad_core.wrap_util`.",
     )
 )
