@@ -4,7 +4,7 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
-from bookkit import checked, collapsible, given, md_table, observed, text
+from bookkit import central_differences, checked, collapsible, fmt_array, given, md_table, observed, text
 from bookkit.mlp_by_hand import (
     ALPHABET,
     LOSS_TO_HPREACT,
@@ -156,6 +156,26 @@ tiny_cache["counts_sum_inv"] = tiny_cache["counts_sum"] ** -1
 tiny_cache["probs"] = counts * tiny_cache["counts_sum_inv"]
 hand = backward_loss_to_hpreact({"W2": np.zeros((1, 3))}, tiny_cache, y)["logits"]
 assert np.allclose(engine, hand, rtol=1e-12, atol=1e-15)
+
+
+# A loss that reads the maximum itself, the penalty Σ_b m_b, at the same tie.
+def max_penalty(Z):
+    return anp.sum(anp.max(Z, axis=1))
+
+
+split = grad(max_penalty)(tied)[0]  # ad_core's rule: shared equally between the winners
+first = np.zeros(tied.shape[1])
+first[np.argmax(tied[0])] = 1.0  # the hand-written scatter: all of it to the first winner
+by_differences = central_differences(lambda Z: float(max_penalty(Z)), tied)[0]
+winners = tied[0] == tied[0].max()
+first_winner = next(j for j, value in enumerate(tied[0]) if value == max(tied[0]))
+assert not np.allclose(by_differences, first, atol=1e-3)
+
+
+def as_code(v):
+    return f"`{fmt_array(v)}`"
+
+
 print(collapsible(
     title(5, "The first row of the logits below has two equal maxima. Does the gradient depend on which "
              "one the max path picks?"),
@@ -169,9 +189,16 @@ print(collapsible(
         "$-\\sum_j dN_{{bj}}$, is zero up to rounding: the probabilities do not depend on $m_b$, "
         "and that holds for every loss computed from the probabilities. `ad_core` gives {engine}; "
         "the hand-written chain and the fused formula agree with it to `rtol=1e-12`. A loss that "
-        "reads the maximum directly (a penalty on $m_b$ or on $N$) would get a gradient that "
-        "depends on the choice, and central differences across the kink would match neither; "
-        "that is why gradient checks use random inputs without ties.",
+        "reads the maximum directly (a penalty on $m_b$ or on $N$) gets a gradient that depends on "
+        "the choice. For the penalty $\\sum_b m_b$ the tied row's gradient is {split} with "
+        "`ad_core`'s equal split and {first} with `argmax`; central differences along each "
+        "coordinate give {differences}, the equal split, because a central difference across the "
+        "kink averages the two one-sided slopes. So a gradient check at a tie passes or fails "
+        "with the tie rule, and neither answer is a derivative: that is why gradient checks use "
+        "random inputs without ties.",
         engine=checked(engine, against=fused_tied, rtol=1e-12, atol=1e-15),
+        split=checked(split, against=winners / winners.sum(), shown_as=as_code),
+        first=checked(first, against=np.eye(tied.shape[1])[first_winner], shown_as=as_code),
+        differences=checked(by_differences, against=split, atol=1e-8, shown_as=as_code),
     ),
 ))

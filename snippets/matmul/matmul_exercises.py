@@ -86,6 +86,13 @@ vector = rng.normal(size=4)
 quadratic_gradient = grad(lambda v: anp.dot(v, anp.matmul(M, v)))(vector)
 assert_shape_then_close(quadratic_gradient, (M + M.T) @ vector)
 assert not np.allclose(quadratic_gradient, 2 * M @ vector)
+# Each use of x on its own, the other held fixed: the left factor xᵀ receives M x, the right
+# factor (inside M x) receives Mᵀ x.
+through_left = grad(lambda u: anp.dot(u, anp.matmul(M, vector)))(vector)
+through_right = grad(lambda u: anp.dot(vector, anp.matmul(M, u)))(vector)
+assert_shape_then_close(through_left, M @ vector)
+assert_shape_then_close(through_right, M.T @ vector)
+assert not np.allclose(through_left, M.T @ vector)
 
 print(
     collapsible(
@@ -93,10 +100,11 @@ print(
             "Exercise {number}. What is the gradient of xᵀ M x for a square, non-symmetric M?",
             number=given(3),
         ),
-        "$x$ is used twice, once on each side, so two contributions add (fan-out): $M x$ from the "
-        "right factor and $M^\\top x$ from the left one. The gradient is $(M + M^\\top)x$. The "
-        "tempting $2Mx$ is right only for symmetric $M$; for this random $M$ it differs from the "
-        "engine's answer.",
+        "$x$ is used twice, once on each side, so two contributions add (fan-out): the left "
+        "factor $x^\\top$ receives $M x$ and the right factor receives $M^\\top x$ (the engine, "
+        "differentiating each use with the other held fixed, gives exactly these). The gradient is "
+        "$(M + M^\\top)x$. The tempting $2Mx$ equals it for every $x$ only when $M$ is symmetric; "
+        "for this random $M$ it differs from the engine's answer.",
     )
 )
 

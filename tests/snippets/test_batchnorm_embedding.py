@@ -155,3 +155,17 @@ def test_step_zero_validation_loss_is_explained_and_computed(text: str) -> None:
     val_calibrated = model.evaluate_loss(model.init_params(), splits.Xva, splits.Yva, *calibrated)
     assert f"At step 0 the validation loss is {step0:.4f}" in text
     assert f"the step-zero loss is {val_calibrated:.4f}" in text
+
+
+def test_validation_loss_is_below_the_training_set_loss_with_the_same_frozen_statistics(text: str) -> None:
+    """The page explains why the validation loss sits below the minibatch loss: the minibatch
+    loss is averaged over moving parameters in training mode, and the split itself is easier (the
+    whole training set, with the same frozen statistics, has the higher loss). The page once gave
+    only the first reason."""
+    run, splits = model.train_by_hand(), model.make_splits()
+    mean, var = model.calibrate_batchnorm(run.params, splits.Xtr)
+    train = model.evaluate_loss(run.params, splits.Xtr, splits.Ytr, mean, var)
+    validation = model.evaluate_loss(run.params, splits.Xva, splits.Yva, mean, var)
+    last_minibatches = float(np.mean(run.losses[-100:]))
+    assert validation < train < last_minibatches
+    assert "has a slightly higher loss than the validation set" in " ".join(text.split())

@@ -299,3 +299,21 @@ def test_part_three_model_stores_batchnorm_parameters_as_rows() -> None:
     params = worked_example().params
     for name in ("bngain", "bnbias"):
         assert params[name].ndim == 2 and params[name].shape[0] == 1, name
+
+
+def test_mixing_conventions_scales_the_step_by_the_count_the_mean_divided_by(text: str) -> None:
+    """The warning: a sum loss under a learning rate tuned for a mean multiplies the step by what
+    the mean divided by, m for (1/m)Σ and m·n for the mean over every entry (the page once said
+    "by the batch size" for both). HIPS/autograd 1.9.1 computes the three gradients."""
+    module = snippet("sum_vs_mean_scale.py")
+    x, bias = module.fresh_small, module.bias
+    m, n = x.shape
+
+    def gradient(scale):
+        return autograd.grad(lambda b: agnp.sum((x + b) ** 2) * scale)(bias)
+
+    summed, over_batch, over_entries = gradient(1.0), gradient(1.0 / m), gradient(1.0 / (m * n))
+    np.testing.assert_allclose(summed, m * over_batch, rtol=1e-12)
+    np.testing.assert_allclose(summed, m * n * over_entries, rtol=1e-12)
+    assert not np.allclose(summed, m * over_entries)
+    assert "multiplies the step by the count the mean divided by" in " ".join(text.split())

@@ -196,3 +196,25 @@ def test_cosines_of_the_broken_gradients_match_an_independent_engine(
 def test_sources_are_named(text: str) -> None:
     assert "Karpathy" in text and "Becoming a Backprop Ninja" in text
     assert "seed's" not in text and "the course's" not in text
+
+
+def test_central_differences_at_a_tie_match_the_equal_split(text: str) -> None:
+    """Exercise 5: at a tie, central differences along each coordinate average the two one-sided
+    slopes, so they match the equal split (ad_core's and HIPS/autograd 1.9.1's rule for `max`),
+    not the `argmax` scatter. The page once said they would match neither."""
+    tied = np.array([[1.0, 1.0, -0.5], [0.3, -0.2, 0.1]])
+    step = 1e-6
+
+    def penalty(Z):
+        return float(np.sum(np.max(Z, axis=1)))
+
+    differences = np.zeros_like(tied)
+    for index in np.ndindex(tied.shape):
+        bump = np.zeros_like(tied)
+        bump[index] = step
+        differences[index] = (penalty(tied + bump) - penalty(tied - bump)) / (2 * step)
+    equal_split = autograd.grad(lambda Z: agnp.sum(agnp.max(Z, axis=1)))(tied)
+    np.testing.assert_allclose(differences, equal_split, atol=1e-8)
+    np.testing.assert_allclose(equal_split[0], [0.5, 0.5, 0.0])
+    assert "would match neither" not in text
+    assert f"give {fmt_array(differences[0])}, the equal split" in text

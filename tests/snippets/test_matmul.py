@@ -165,3 +165,17 @@ def test_grad_einsum_builds_the_subscripts_the_page_names(monkeypatch) -> None:
     gradient = vjp(np.ones((3, 5)))
     assert specs == ["bv,hv->bh"]
     np.testing.assert_allclose(gradient, np.ones((3, 5)) @ W.T)
+
+
+def test_quadratic_form_exercise_attributes_each_contribution_to_the_right_use(text: str) -> None:
+    """Exercise 3: in xᵀ M x the left factor xᵀ receives M x and the right factor Mᵀ x (the page
+    once had them the other way round). HIPS/autograd 1.9.1 differentiates each use on its own."""
+    module = snippet("matmul_exercises.py")
+    M, x = module.M, module.vector
+    through_left = autograd.grad(lambda u: agnp.dot(u, agnp.dot(M, x)))(x)
+    through_right = autograd.grad(lambda u: agnp.dot(x, agnp.dot(M, u)))(x)
+    np.testing.assert_allclose(through_left, M @ x)
+    np.testing.assert_allclose(through_right, M.T @ x)
+    assert not np.allclose(through_left, M.T @ x), "M must be non-symmetric for the test to bite"
+    assert r"the left factor \(x^\top\) receives \(M x\)" in text
+    assert r"\(M x\) from the right factor" not in text
