@@ -91,3 +91,18 @@ def test_seed_is_read_where_it_is_made(text: str) -> None:
     assert "_output_seed · lines" in text
     assert "vspace(ans).ones() in _output_seed, called by _grad" in text
     assert "vspace(ans).ones() in grad |" not in text
+
+
+def test_toposort_keeps_its_work_in_a_dict_and_three_lists(text: str) -> None:
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(toposort))
+    lists = {
+        target.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.AnnAssign | ast.Assign) and isinstance(node.value, ast.List)
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+    }
+    assert lists == {"stack", "order", "ready"}
+    assert "a dictionary and three lists" in text
