@@ -86,6 +86,9 @@ def test_why_rules_use_anp(text: str) -> None:
 
 def test_my_sin_rule_is_a_named_maker(text: str) -> None:
     """The page may not call `my_sin`'s rule a lambda: the snippet defines a named maker."""
-    source = open("snippets/vjp_rules/sin_rule_minimal.py", encoding="utf-8").read()
+    from pathlib import Path
+
+    snippet = Path(__file__).resolve().parents[2] / "snippets/vjp_rules/sin_rule_minimal.py"
+    source = snippet.read_text(encoding="utf-8")
     assert "def my_sin_vjp_maker(ans, x):" in source and "defvjp(my_sin, my_sin_vjp_maker)" in source
     assert "rules are lambdas, like my_sin's" not in text
