@@ -2,13 +2,15 @@
 
 from ad_core import grad
 from ad_core.core import VJPNode, backward_pass, make_vjp
+from ad_core.differential_operators import _grad
 from ad_core.tracer import toposort
 from bookkit import source_map
 
 print(
     source_map(
         [
-            (grad, "function → gradient function", "seeds the output cotangent with ones"),
+            (grad, "function → gradient function", "picks the argument, hands it to `_grad`"),
+            (_grad, "function, x → gradient", "checks for a scalar output, seeds the cotangent with one"),
             (make_vjp, "function, x → (vjp, value)", "traces once; vjp(g) runs a backward pass"),
             (backward_pass, "g, output node → cotangent of the root", "visits nodes, calls VJPs, adds"),
             (toposort, "output node → list of nodes", "orders nodes: children before parents"),

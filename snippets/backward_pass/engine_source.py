@@ -25,7 +25,10 @@ print(show_source(make_vjp))
 
 # --8<-- [start:grad]
 from ad_core import grad
+from ad_core.differential_operators import _grad, _output_seed
 from bookkit import show_source
 
 print(show_source(grad))
+print(show_source(_grad))
+print(show_source(_output_seed))
 # --8<-- [end:grad]

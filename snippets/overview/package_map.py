@@ -63,8 +63,10 @@ def exported_names(name: str, tree: ast.Module) -> list[str]:
 
 
 def string_constants(name: str, tree: ast.Module) -> int:
-    """Another count of `__all__`: the string constants inside its assignment, or the names the
-    module binds at the top level when `__all__` is computed."""
+    """Another count of `__all__`: the string constants inside its assignment, or, when
+    `__all__` is computed, the listed names the module really has: bound in its namespace, or a
+    submodule file of the package (read without importing it, so SciPy is never loaded). A
+    listed name the module does not define is not counted."""
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets):
             strings = [
@@ -72,7 +74,9 @@ def string_constants(name: str, tree: ast.Module) -> int:
             ]
             if isinstance(node.value, ast.List) and all(isinstance(e, ast.Constant) for e in node.value.elts):
                 return len(strings)
-            return len(set(importlib.import_module(name).__all__))
+            module = importlib.import_module(name)
+            files = {info.name for info in pkgutil.iter_modules(getattr(module, "__path__", []))}
+            return sum(1 for listed in set(module.__all__) if listed in vars(module) or listed in files)
     return 0
 
 

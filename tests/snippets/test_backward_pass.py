@@ -75,3 +75,34 @@ def test_recursive_sort_fails_on_a_long_chain(text: str) -> None:
     assert rows[0].endswith(shown(autograd.grad(chain)(0.3, 10)))
     failing = [line for line in text.splitlines() if "nodes | RecursionError |" in line]
     assert len(failing) == 1
+
+
+def test_seed_is_read_where_it_is_made(text: str) -> None:
+    """The page says where the seed comes from; `grad` itself holds no seed, `_output_seed` does."""
+    import inspect
+
+    from ad_core import grad
+    from ad_core.differential_operators import _grad, _output_seed
+
+    assert "ones()" not in inspect.getsource(grad)
+    assert "_output_seed(ans)" in inspect.getsource(_grad)
+    assert "vspace(ans).ones()" in inspect.getsource(_output_seed)
+    # The listing shows the function that makes the seed, and the table names it.
+    assert "_output_seed · lines" in text
+    assert "vspace(ans).ones() in _output_seed, called by _grad" in text
+    assert "vspace(ans).ones() in grad |" not in text
+
+
+def test_toposort_keeps_its_work_in_a_dict_and_three_lists(text: str) -> None:
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(toposort))
+    lists = {
+        target.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.AnnAssign | ast.Assign) and isinstance(node.value, ast.List)
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+    }
+    assert lists == {"stack", "order", "ready"}
+    assert "a dictionary and three lists" in text

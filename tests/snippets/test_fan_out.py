@@ -89,3 +89,39 @@ def test_numpy_fancy_index_add_does_not_accumulate(text: str) -> None:
     assert buffered.tolist() == [1.0, 0.0, 1.0, 0.0]
     assert unbuffered.tolist() == [2.0, 0.0, 1.0, 0.0]
     assert "NumPy's plain g[tokens] += ... would not" in " ".join(text.split())
+
+
+def test_arrival_order_changes_the_last_bits(text: str) -> None:
+    """Two valid visiting orders of one graph add the root's three contributions in different
+    orders, and floating-point addition is not associative: the page may not say the order
+    "does not matter" because addition is commutative."""
+    from ad_core.core import VJPNode, add_cotangents, backward_pass
+    from ad_core.tracer import toposort, trace
+
+    _, end_node = trace(VJPNode.new_root(1.0), lambda x: 0.1 * x + 0.2 * x + 0.3 * x, 1.0)
+    nodes = toposort(end_node)
+    engine_position = {node: i for i, node in enumerate(nodes)}
+
+    def backward_in(order):
+        # A valid order: every node after all the nodes that use it.
+        position = {node: i for i, node in enumerate(order)}
+        assert all(position[child] < position[parent] for child in order for parent in child.parents)
+        outgrads = {end_node: 1.0}
+        for node in order:
+            g = outgrads.pop(node)
+            for parent, vjp in zip(node.parents, node.vjps, strict=True):
+                previous = outgrads.get(parent)
+                outgrads[parent] = vjp(g) if previous is None else add_cotangents(previous, vjp(g))
+        return g
+
+    root = nodes[-1]
+    multiplies = sorted((node for node in nodes if node.parents == (root,)), key=engine_position.get)
+    adds = [node for node in nodes if node.parents and node.parents != (root,)]
+    by_value = {round(float(node.vjps[0](1.0)), 1): node for node in multiplies}  # 0.1, 0.2, 0.3
+    outer, inner = adds[0], adds[1]
+    small_first = [outer, inner, by_value[0.1], by_value[0.2], by_value[0.3], root]
+    large_first = [outer, by_value[0.3], inner, by_value[0.2], by_value[0.1], root]
+    a, b = backward_in(small_first), backward_in(large_first)
+    assert a != b and np.isclose(a, b, rtol=1e-15, atol=0)
+    assert backward_pass(1.0, end_node) in (a, b)
+    assert "addition is\ncommutative" not in text and "does not matter: addition is commutative" not in text

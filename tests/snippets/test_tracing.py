@@ -75,3 +75,37 @@ def test_primitive_table_rule_columns_follow_real_calls(text: str) -> None:
         line = next(line for line in text.splitlines() if line.startswith(f"| {label} |"))
         cells = [cell.strip() for cell in line.strip("|").split("|")]
         assert cells[2:4] == ["yes" if vjp_works else "no", "yes" if jvp_works else "no"], (label, cells)
+
+
+def test_what_the_graph_keeps_alive(text: str) -> None:
+    """A value a rule reads lives as long as the graph (past a backward pass of `make_vjp`'s
+    `vjp`, until `vjp` is dropped); an output no rule reads is freed during the forward pass."""
+    import gc
+    import weakref
+
+    from ad_core import grad, make_vjp
+
+    w, b = np.array([0.5, -1.0, 2.0]), np.array([0.1, 0.2, 0.3])
+    refs = {}
+
+    def f(x):
+        product = x * w  # add's rules keep only its metadata (shape, dtype)
+        total = product + b  # read by no rule: tanh's rule reads its own output
+        hidden = anp.tanh(total)  # read by the rule of tanh (its ans) and of the square
+        refs["total"], refs["hidden"] = weakref.ref(total._value), weakref.ref(hidden._value)
+        return anp.sum(hidden**2)
+
+    x = np.array([1.0, 0.5, -0.25])
+    vjp, _ = make_vjp(f)(x)
+    gc.collect()
+    assert refs["total"]() is None and refs["hidden"]() is not None
+    vjp(1.0)
+    gc.collect()
+    assert refs["hidden"]() is not None, "a backward pass does not free the graph"
+    del vjp
+    gc.collect()
+    assert refs["hidden"]() is None
+    grad(f)(x)
+    gc.collect()
+    assert refs["hidden"]() is None
+    assert "keep the forward values alive until the backward pass." not in text

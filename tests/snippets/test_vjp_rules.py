@@ -57,3 +57,38 @@ def test_derivations_and_exercises_are_rendered(text: str) -> None:
     assert "comparisons passed" in text
     assert text.count("check_grads") >= 5
     assert "unbroadcast_f(y, lambda g: -g * x / y**2)" in text
+
+
+def test_why_rules_use_anp(text: str) -> None:
+    """A rule written with the ufunc `np.cos` can be differentiated again (the ufunc hands the
+    box to `anp.cos`); one written with `np.dot` cannot. The page gives that reason."""
+    import pytest
+
+    from ad_core.extend import defvjp, primitive
+    from ad_core.test_util import check_grads
+
+    @primitive
+    def sin_with_np_cos(x):
+        return np.sin(x)
+
+    defvjp(sin_with_np_cos, lambda ans, x: lambda g: g * np.cos(x))
+    check_grads(sin_with_np_cos, modes=("rev",), order=2)(np.array([0.0, 0.5, 1.0]))
+
+    @primitive
+    def sin_with_np_dot(x):
+        return np.sin(x)
+
+    defvjp(sin_with_np_dot, lambda ans, x: lambda g: g * np.dot(1.0, np.cos(x)))
+    with pytest.raises(TypeError, match="traced value"):
+        grad(grad(sin_with_np_dot))(0.5)
+    assert "would be traced too" in text and "refuse a box" in text
+
+
+def test_my_sin_rule_is_a_named_maker(text: str) -> None:
+    """The page may not call `my_sin`'s rule a lambda: the snippet defines a named maker."""
+    from pathlib import Path
+
+    snippet = Path(__file__).resolve().parents[2] / "snippets/vjp_rules/sin_rule_minimal.py"
+    source = snippet.read_text(encoding="utf-8")
+    assert "def my_sin_vjp_maker(ans, x):" in source and "defvjp(my_sin, my_sin_vjp_maker)" in source
+    assert "rules are lambdas, like my_sin's" not in text
