@@ -455,7 +455,7 @@ assert not missing, f"glossary links to pages that do not exist: {missing}"
 # --8<-- [end:checks]
 
 rows = []
-for term, anchor in sorted(zip(TERMS, anchors, strict=True), key=lambda pair: pair[1]):
+for term, anchor in sorted(zip(TERMS, anchors, strict=True), key=lambda pair: pair[0].english.lower()):
     # The glossary lives in docs/reference/, so chapter links climb one folder.
     links = ", ".join(f"[{chapter_title(docs / page)}](../{page})" for page in term.chapters)
     rows.append([f'<span id="{anchor}"></span>**{shown_term(term.english)}**', term.chinese,
