@@ -178,6 +178,19 @@ def test_source_map_and_theory_table_point_at_live_lines(text: str) -> None:
     assert f"{path}:{keepdims_line}" in text
 
 
+def test_source_map_counts_every_primitive_whose_rule_calls_unbroadcast_f(text: str) -> None:
+    """The page once counted 14 primitives: its scan of `vjps.py` (and the "independent" count,
+    on the same source text) skipped the registrations made inside `for` loops, so `maximum`,
+    `minimum`, `fmax`, `fmin` and `mod` were missing. Count the live rule tables instead."""
+    tables = {id(fun.vjps): fun.__name__ for fun in vars(anp.wrapper).values()
+              if isinstance(getattr(fun, "vjps", None), dict)
+              and any("unbroadcast_f" in getattr(getattr(m, "__code__", None), "co_names", ())
+                      for m in fun.vjps.values())}
+    assert {"maximum", "minimum", "fmax", "fmin", "remainder"} <= set(tables.values())
+    assert f"finds {len(tables)} primitives whose rules call `unbroadcast_f`" in text
+    assert "`maximum`" in text.split("primitives whose rules call `unbroadcast_f`")[1][:400]
+
+
 def test_call_timeline_and_graph(text: str, html: str) -> None:
     with record() as recording:
         grad(lambda b: anp.sum(SCALAR_X + b))(2.0)
