@@ -294,3 +294,20 @@ def test_pytorch_engine_sums_an_expandable_gradient() -> None:
     AddBias.apply(W, b).sum().backward()
     assert b.grad.shape == (3,)
     assert torch.equal(b.grad, torch.full((3,), 2.0))
+
+
+def test_the_unbroadcast_shortcut_is_not_taken_for_every_pair_of_equal_shapes(text: str) -> None:
+    """The page said the early `return x` happens "whenever both inputs of a binary primitive
+    had the same shape". It needs a plain ndarray cotangent: two scalars, or a second-order
+    gradient (boxed cotangents), run the stages although nothing was broadcast."""
+
+    def stage_events(f, x):
+        with record() as recording:
+            f(x)
+        return sum(1 for event in recording.events if event.kind == "unbroadcast")
+
+    assert stage_events(grad(lambda b: anp.sum(VECTOR_BIAS * b)), np.ones(3)) == 0
+    assert stage_events(grad(lambda a: a * 2.5), 3.0) > 0
+    assert stage_events(grad(grad(lambda a: a * a)), 3.0) > 0
+    assert "whenever both inputs of a binary primitive had the same shape" not in text
+    assert "but not every one" in text
