@@ -69,7 +69,8 @@ scipy_places = set().union(*(places_calling(path, "unbroadcast_f") for path in s
 print()
 print(text(
     "`unbroadcast_f` is called by {first}: its callers there are not named functions but the VJP "
-    "makers, lambdas registered with `defvjp` at the top level of `vjps.py` (some inside a `for` loop over several primitives). Scanning those "
+    "makers, lambdas registered with `defvjp` at the top level of `vjps.py` (some inside a "
+    "`for` loop over several primitives). Scanning those "
     "registrations finds {count} primitives whose rules call `unbroadcast_f`: {names}. Its "
     "{others} other callers are rules of `ad_core.scipy`, which reduce their cotangents the same "
     "way.",

@@ -77,6 +77,7 @@ def test_a_square_matrix_hides_a_missing_transpose_only_from_the_shape_check() -
     with pytest.raises(AssertionError):
         check(square, x)
     check(square + square.T, x)  # symmetric: the wrong rule passes
-    page = (Path(__file__).parents[2] / "docs" / "part1" / "checking-gradients.md").read_text(encoding="utf-8")
+    page_path = Path(__file__).parents[2] / "docs" / "part1" / "checking-gradients.md"
+    page = page_path.read_text(encoding="utf-8")
     assert "square or symmetric\n    matrices hide a missing" not in page
     assert "a symmetric one\n    from the values as well" in page
