@@ -309,18 +309,28 @@ def wrap_message(message: str, width: int = 78) -> str:
 
 def rule_makers_calling(module: Any, helper_name: str) -> list[str]:
     """Primitives whose `defvjp(...)` registration at the top level of `module` passes a maker
-    that calls `helper_name` (these makers are lambdas, so no function "calls" the helper)."""
+    that calls `helper_name` (these makers are lambdas, so no function "calls" the helper).
+    A registration inside a top-level `for` loop counts once for each primitive the loop
+    iterates over (`for _modulo in (anp.mod, anp.remainder): defvjp(_modulo, ...)`)."""
     tree = ast.parse(inspect.getsource(module))
     primitives = []
     for statement in tree.body:
-        call = statement.value if isinstance(statement, ast.Expr) else None
-        if not (isinstance(call, ast.Call) and getattr(call.func, "id", None) == "defvjp"):
-            continue
-        calls_helper = any(
-            isinstance(node, ast.Call) and getattr(node.func, "id", None) == helper_name
-            for argument in call.args[1:]
-            for node in ast.walk(argument)
-        )
-        if calls_helper:
-            primitives.append(ast.unparse(call.args[0]).removeprefix("anp."))
+        loop_items = None
+        if isinstance(statement, ast.For) and isinstance(statement.iter, ast.Tuple | ast.List):
+            loop_items = [ast.unparse(item) for item in statement.iter.elts]
+            body = statement.body
+        else:
+            body = [statement]
+        for inner in body:
+            call = inner.value if isinstance(inner, ast.Expr) else None
+            if not (isinstance(call, ast.Call) and getattr(call.func, "id", None) == "defvjp"):
+                continue
+            calls_helper = any(
+                isinstance(node, ast.Call) and getattr(node.func, "id", None) == helper_name
+                for argument in call.args[1:]
+                for node in ast.walk(argument)
+            )
+            if calls_helper:
+                names = loop_items if loop_items is not None else [ast.unparse(call.args[0])]
+                primitives.extend(name.removeprefix("anp.") for name in names)
     return primitives

@@ -55,9 +55,12 @@ if early_returns:
     print()
     print(
         text(
-            "Line {line} is a shortcut: when `x` already has the target's shape (and no imaginary "
-            "part has to go), nothing was broadcast, so `x` is returned at once and no stage is "
-            "recorded. That happens whenever both inputs of a binary primitive had the same shape.",
+            "Line {line} is a shortcut: when `x` is a plain `ndarray` that already has the "
+            "target's shape (and no imaginary part has to go), nothing was broadcast, so `x` is "
+            "returned at once and no stage is recorded. That is the common case of two inputs of "
+            "the same shape, but not every one: a cotangent that is a Python or NumPy scalar "
+            "(two scalar inputs) or a box (a gradient being differentiated again) goes through "
+            "the stages, which then sum nothing.",
             line=checked(
                 early_returns[0],
                 against=first_line

@@ -22,8 +22,8 @@ print(collapsible(
          h=given(float(tiny)),
          error=checked(abs(float(float32_estimate) - np.cos(1.0)) / np.cos(1.0), against=1.0)),
     text(
-        "`np.float32(1) + np.float32(1e-8) == np.float32(1)` is {rounds_away}: a step smaller "
-        "than half the gap between $x = 1$ and the next float32 ({half_gap:.1e}) rounds away, so "
+        "`np.float32(1) + np.float32(1e-8) == np.float32(1)` is {rounds_away}: a step below "
+        "{half_gap:.1e}, half the gap between $x = 1$ and the next float32, rounds away, so "
         "$f(x + h) - f(x) = 0$ and the estimate is {estimate:g}.",
         rounds_away=checked(bool(one + tiny == one), against=bool(float(tiny) < half_gap),
                             shown_as=lambda flag: f"`{flag}`"),

@@ -178,6 +178,20 @@ def test_source_map_and_theory_table_point_at_live_lines(text: str) -> None:
     assert f"{path}:{keepdims_line}" in text
 
 
+def test_source_map_counts_every_primitive_whose_rule_calls_unbroadcast_f(text: str) -> None:
+    """The page once counted 14 primitives: its scan of `vjps.py` (and the "independent" count,
+    on the same source text) skipped the registrations made inside `for` loops, so `maximum`,
+    `minimum`, `fmax`, `fmin` and `mod` were missing. Count the live rule tables instead."""
+    tables = {id(fun.vjps): fun.__name__ for fun in vars(anp.wrapper).values()
+              if isinstance(getattr(fun, "vjps", None), dict)
+              and any("unbroadcast_f" in getattr(getattr(m, "__code__", None), "co_names", ())
+                      for m in fun.vjps.values())}
+    assert {"maximum", "minimum", "fmax", "fmin", "remainder"} <= set(tables.values())
+    assert f"finds {len(tables)} primitives whose rules call unbroadcast_f" in text
+    listed = text.split("primitives whose rules call unbroadcast_f:")[1].split(".")[0]
+    assert {"maximum", "minimum", "fmax", "fmin", "mod"} <= {name.strip() for name in listed.split(",")}
+
+
 def test_call_timeline_and_graph(text: str, html: str) -> None:
     with record() as recording:
         grad(lambda b: anp.sum(SCALAR_X + b))(2.0)
@@ -281,3 +295,20 @@ def test_pytorch_engine_sums_an_expandable_gradient() -> None:
     AddBias.apply(W, b).sum().backward()
     assert b.grad.shape == (3,)
     assert torch.equal(b.grad, torch.full((3,), 2.0))
+
+
+def test_the_unbroadcast_shortcut_is_not_taken_for_every_pair_of_equal_shapes(text: str) -> None:
+    """The page said the early `return x` happens "whenever both inputs of a binary primitive
+    had the same shape". It needs a plain ndarray cotangent: two scalars, or a second-order
+    gradient (boxed cotangents), run the stages although nothing was broadcast."""
+
+    def stage_events(f, x):
+        with record() as recording:
+            f(x)
+        return sum(1 for event in recording.events if event.kind == "unbroadcast")
+
+    assert stage_events(grad(lambda b: anp.sum(VECTOR_BIAS * b)), np.ones(3)) == 0
+    assert stage_events(grad(lambda a: a * 2.5), 3.0) > 0
+    assert stage_events(grad(grad(lambda a: a * a)), 3.0) > 0
+    assert "whenever both inputs of a binary primitive had the same shape" not in text
+    assert "but not every one" in text

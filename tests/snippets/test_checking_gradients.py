@@ -50,3 +50,34 @@ def test_order_above_one_recursion_is_in_the_listing(text: str) -> None:
 def test_random_direction_answer_gives_the_orthogonality_reason(text: str) -> None:
     assert "nonzero component along every coordinate (with probability one)" not in text
     assert "the direction of all ones is orthogonal to \\(e\\), and a comparison along it passes" in text
+
+
+def test_a_square_matrix_hides_a_missing_transpose_only_from_the_shape_check() -> None:
+    """The note said square matrices hide a missing transpose; `check_grads` compares values
+    and catches it on a random square matrix. Only a symmetric one hides it."""
+    from pathlib import Path
+
+    import pytest
+
+    import ad_core.numpy as anp
+    from ad_core.extend import defvjp, primitive
+    from ad_core.test_util import check_grads
+
+    @primitive
+    def matvec(a, x):
+        return a @ x
+
+    defvjp(matvec, lambda ans, a, x: lambda g: anp.outer(g, x),
+           lambda ans, a, x: lambda g: anp.dot(a, g))  # should be dot(g, a): no transpose
+
+    rng = np.random.default_rng(0)
+    square = rng.standard_normal((3, 3))
+    x = rng.standard_normal(3)
+    check = check_grads(matvec, argnum=1, modes=("rev",), order=1)
+    with pytest.raises(AssertionError):
+        check(square, x)
+    check(square + square.T, x)  # symmetric: the wrong rule passes
+    page_path = Path(__file__).parents[2] / "docs" / "part1" / "checking-gradients.md"
+    page = page_path.read_text(encoding="utf-8")
+    assert "square or symmetric\n    matrices hide a missing" not in page
+    assert "a symmetric one\n    from the values as well" in page

@@ -63,3 +63,34 @@ def test_summary_credits_the_model_to_logsumexp_only(text: str) -> None:
     # Only logsumexp is used in the model; softplus is never trained with.
     assert "logsumexp and softplus built this way train" not in text
     assert "logsumexp built this way trains a model" in text
+
+
+def test_stress_gradient_is_checked_relatively_not_against_zero_differences(text: str) -> None:
+    """The page said the stable gradient on `features * 1000` "matches central differences".
+    Its entries are near 1e-107: the differences are exact zeros, and the old comparison
+    (`atol=1e-5`) accepted the gradient with its sign flipped. HIPS/autograd 1.9.1's gradient
+    of the same loss must agree with the one the page describes, relatively."""
+    rng = np.random.default_rng(111)
+    centers = np.array([[0.0, 2.0], [2.0, -1.0], [-2.0, -1.0]])
+    labels = np.repeat(np.arange(3), 20)
+    features = centers[labels] + 0.8 * rng.standard_normal((60, 2))
+    one_hot = np.eye(3)[labels]
+
+    def loss(params, features):
+        logits = features @ params[:6].reshape(2, 3) + params[6:]
+        return agnp.mean(reference_logsumexp(logits, axis=1) - agnp.sum(one_hot * logits, axis=1))
+
+    params = np.zeros(9)
+    for _ in range(8):
+        params = params - 0.5 * autograd.grad(loss)(params, features)
+    scaled = features * 1000.0
+    gradient = autograd.grad(loss)(params, scaled)
+    step = 1e-6
+    central = np.array([(loss(params + step * e, scaled) - loss(params - step * e, scaled)) / (2 * step)
+                        for e in np.eye(9)])
+    assert not central.any() and 0 < np.max(np.abs(gradient)) < 1e-100
+    assert np.allclose(-gradient, central, rtol=1e-5, atol=1e-5)  # the old check: it cannot fail
+    assert "its gradient matches central differences" not in text
+    assert "too small for central differences" in text
+    shown = float(text.split("whose largest entry is ")[1].split(":")[0])
+    assert shown == pytest.approx(float(np.max(np.abs(gradient))), rel=0.06)

@@ -72,3 +72,22 @@ def test_broadcast_stages_and_wrong_rules_are_shown(text: str) -> None:
     assert stages == ["enter", "expand_dims", "repeat"]
     assert "J v differs" in text
     assert "JVP has the wrong shape" in text
+
+
+def test_theory_table_quotes_code_jvpnode_really_runs() -> None:
+    """The table said the paths into a node are summed by `tangent + contribution`; the
+    constructor calls `add_cotangents`, which adds lists, tuples and dicts element by element
+    where `+` would join them. Every code span the table puts in `JVPNode.__init__` is in it."""
+    import inspect
+    from pathlib import Path
+
+    from ad_core.core import JVPNode
+
+    page = Path(__file__).parents[2] / "docs" / "part1" / "forward-mode.md"
+    rows = [line for line in page.read_text(encoding="utf-8").splitlines()
+            if "in `JVPNode.__init__`" in line]
+    source = inspect.getsource(JVPNode.__init__)
+    quoted = [span for row in rows for span in re.findall(r"`([^`]+)` in `JVPNode", row)]
+    assert quoted, rows
+    for span in quoted:
+        assert span in source, span

@@ -81,3 +81,32 @@ def test_primitive_walkthrough_names_the_code_that_runs(text: str) -> None:
     assert "f_wrapped if level else f_raw" in source and "nested =" not in source
     assert "(f_wrapped if level else f_raw)" in text
     assert "nested is true" not in text
+
+
+def test_the_warning_names_the_errors_each_unsupported_write_raises() -> None:
+    """The warning said every in-place write makes the engine raise `TypeError`; writing one
+    traced number into a plain array (`a[i] = x`) fails inside NumPy with `ValueError`."""
+    from pathlib import Path
+
+    import pytest
+
+    import ad_core.numpy as anp
+    from ad_core import grad
+
+    def write_slice(x):
+        a = np.zeros(2)
+        a[:] = x
+        return anp.sum(a)
+
+    def write_element(x):
+        a = np.zeros(2)
+        a[0] = x[0]
+        return anp.sum(a)
+
+    x = np.array([0.3, 0.7])
+    with pytest.raises(TypeError):
+        grad(write_slice)(x)
+    with pytest.raises(ValueError):
+        grad(write_element)(x)
+    page = (Path(__file__).parents[2] / "docs" / "part1" / "higher-order.md").read_text(encoding="utf-8")
+    assert "`ValueError` for `a[i] = x`" in page
