@@ -1,4 +1,4 @@
-"""Self-test for chapter 11: every answer is computed and checked here before it is shown."""
+"""Self-test for "Extending the engine": every answer is computed and checked here before it is shown."""
 
 import contextlib
 import io

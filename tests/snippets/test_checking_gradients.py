@@ -1,4 +1,4 @@
-"""Chapter 10, "Checking gradients": the step-size plot, its table, and the check tables."""
+"""The chapter "Checking gradients": the step-size plot, its table, and the check tables."""
 
 from __future__ import annotations
 

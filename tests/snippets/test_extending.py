@@ -1,4 +1,4 @@
-"""Chapter 11, "Extending the engine": overflow shown, stable values, and the trained model."""
+"""The chapter "Extending the engine": overflow shown, stable values, and the trained model."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Chapter 8, "Forward mode": the built page shows the tangents and the JVP/VJP agreement."""
+"""The chapter "Forward mode": the built page shows the tangents and the JVP/VJP agreement."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Chapter 9, "Higher-order derivatives": derivatives, Hessians and counted HVP costs."""
+"""The chapter "Higher-order derivatives": derivatives, Hessians and counted HVP costs."""
 
 from __future__ import annotations
 

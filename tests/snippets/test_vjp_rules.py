@@ -1,4 +1,4 @@
-"""Chapter 6, "Writing VJP rules": the built page shows the values the engine computes."""
+"""The chapter "Writing VJP rules": the built page shows the values the engine computes."""
 
 from __future__ import annotations
 
