@@ -244,6 +244,11 @@ def _local_names(node: ast.AST) -> set[str]:
     return names
 
 
+# Modules that watch the engine rather than use it: the recorder names engine functions to
+# recognise them while they run, and a "called by" column that listed it would mislead.
+OBSERVERS = {ENGINE_PACKAGE + ".recorder"}
+
+
 class EngineIndex:
     """Every definition in the engine's modules and which of them refer to which."""
 
@@ -266,6 +271,8 @@ class EngineIndex:
             self.calls[key] = self._references(key, definition)
         self.called_by: dict[str, list[str]] = {key: [] for key in self.definitions}
         for caller, callees in self.calls.items():
+            if caller.split(":", 1)[0] in OBSERVERS:
+                continue
             for callee in callees:
                 self.called_by[callee].append(caller)
 

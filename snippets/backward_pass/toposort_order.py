@@ -1,7 +1,7 @@
 """The order `toposort` gives the running example's graph, and the property that makes it safe."""
 
 from ad_core.core import VJPNode
-from ad_core.inspect import record
+from ad_core.recorder import record
 from ad_core.tracer import toposort, trace
 from bookkit import checked, given, load_snippet_module, md_table, text
 

@@ -1,7 +1,7 @@
 """The backward pass of the running example as a call timeline, from the recorder."""
 
 from ad_core import grad
-from ad_core.inspect import record
+from ad_core.recorder import record
 from bookkit import Rendered, checked, fmt_array_inline, given, load_snippet_module, md_table, text
 
 example = load_snippet_module("snippets/backward_pass/_running_example.py")

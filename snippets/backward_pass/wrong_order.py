@@ -6,7 +6,7 @@ import numpy as np
 
 from ad_core import grad
 from ad_core.core import VJPNode
-from ad_core.inspect import record
+from ad_core.recorder import record
 from ad_core.tracer import trace
 from bookkit import (
     Rendered,

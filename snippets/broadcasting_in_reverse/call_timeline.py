@@ -4,7 +4,7 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
-from ad_core.inspect import record, trace_graph
+from ad_core.recorder import record, trace_graph
 from bookkit import Rendered, checked, events_table, given, load_snippet_module, text
 from bookkit.formatting import _fmt_shape as fmt_shape
 

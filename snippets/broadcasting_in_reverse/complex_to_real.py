@@ -4,7 +4,7 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
-from ad_core.inspect import record
+from ad_core.recorder import record
 from bookkit import checked, load_snippet_module, md_table, text
 from bookkit.checks import central_differences
 from bookkit.formatting import _fmt_number as fmt_number

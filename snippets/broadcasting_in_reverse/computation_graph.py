@@ -1,9 +1,9 @@
-"""The traced graph of L(b) = sum(x + b), drawn from ad_core.inspect.trace_graph."""
+"""The traced graph of L(b) = sum(x + b), drawn from ad_core.recorder.trace_graph."""
 
 import numpy as np
 
 import ad_core.numpy as anp
-from ad_core.inspect import trace_graph
+from ad_core.recorder import trace_graph
 from bookkit import load_snippet_module, mermaid_graph
 
 helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")

@@ -6,7 +6,7 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
-from ad_core.inspect import record
+from ad_core.recorder import record
 from bookkit import checked, given, load_snippet_module, md_table, text
 from bookkit.checks import central_differences
 

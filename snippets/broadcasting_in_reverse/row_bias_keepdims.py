@@ -5,7 +5,7 @@ import numpy as np
 import ad_core.numpy as anp
 from ad_core import grad
 from ad_core.extend import defvjp, primitive
-from ad_core.inspect import record
+from ad_core.recorder import record
 from bookkit import central_differences, checked, given, load_snippet_module, observed, text
 from bookkit.formatting import _fmt_shape as fmt_shape
 

@@ -4,7 +4,7 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
-from ad_core.inspect import record
+from ad_core.recorder import record
 from bookkit import central_differences, load_snippet_module, text
 
 helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")

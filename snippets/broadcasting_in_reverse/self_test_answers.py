@@ -5,7 +5,7 @@ import numpy as np
 import ad_core.numpy as anp
 from ad_core import grad, make_vjp
 from ad_core.core import backward_pass
-from ad_core.inspect import record
+from ad_core.recorder import record
 from bookkit import (
     central_differences,
     checked,

@@ -3,8 +3,8 @@
 import numpy as np
 
 from ad_core import make_jvp
-from ad_core.inspect import record
 from ad_core.numpy.jvps import broadcast
+from ad_core.recorder import record
 from bookkit import assert_shape_then_close, events_table, load_snippet_module, show_source, text
 
 helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")

@@ -7,7 +7,7 @@ import io
 import numpy as np
 
 import ad_core.numpy as anp
-from ad_core.inspect import trace_graph
+from ad_core.recorder import trace_graph
 from bookkit import checked, load_snippet_module, mermaid_graph, text
 
 with contextlib.redirect_stdout(io.StringIO()):  # the primitive's own tables belong to its block

@@ -284,8 +284,8 @@ TERMS = [
          "The number of bytes to step in memory to reach the next element along an axis; a "
          "stride of $0$ repeats one element without copying it.", ("part2/copies-and-gathers.md",)),
     Term("recorder", "记录器",
-         "`ad_core.inspect`: records the events the engine produces while it runs, for the "
-         "book's tables and diagrams.", ("part1/overview.md",)),
+         "`ad_core.recorder`: watches the engine from outside while it runs (as a profiler does) "
+         "and records its events, for the book's tables and diagrams.", ("part1/overview.md",)),
     Term("data parallel", "数据并行",
          "Training with the batch split across workers, each holding a full model copy, with "
          "gradients combined by an all-reduce.", ("part2/broadcasting-jacobian.md",)),

@@ -4,7 +4,7 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
-from ad_core.inspect import record
+from ad_core.recorder import record
 from bookkit import Derivation, checked, given, load_snippet_module, md_table, text
 
 counted_work = load_snippet_module("snippets/higher_order/_counting.py").counted_work

@@ -1,7 +1,7 @@
 """Recorded from ad_core: the two nodes whose cotangent arrives in two contributions."""
 
 from ad_core import grad
-from ad_core.inspect import record, trace_graph
+from ad_core.recorder import record, trace_graph
 from bookkit import checked, events_table, load_snippet_module, text
 
 tiny = load_snippet_module("snippets/loss_output_tanh/_tiny_cross_entropy.py")

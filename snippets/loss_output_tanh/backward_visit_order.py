@@ -3,7 +3,7 @@
 import numpy as np
 
 from ad_core import grad
-from ad_core.inspect import record, trace_graph
+from ad_core.recorder import record, trace_graph
 from bookkit import checked, events_table, fmt_shape, load_snippet_module, text
 
 tiny = load_snippet_module("snippets/loss_output_tanh/_tiny_cross_entropy.py")

@@ -12,9 +12,9 @@ import pytest
 
 import ad_core
 import ad_core.numpy as anp
-from ad_core.inspect import record
 from ad_core.misc import flatten
 from ad_core.misc.optimizers import sgd
+from ad_core.recorder import record
 from bookkit import central_differences
 
 PAGE = "reference/api/"
@@ -173,7 +173,7 @@ def test_vector_jacobian_product_as_in_autograd() -> None:
 def test_page_lists_sections_in_the_order_its_introduction_gives(text: str) -> None:
     order = ["Differential operators", "Writing rules: ad_core.extend", "The NumPy wrapper",
              "SciPy: ad_core.scipy", "Flattening and optimizers", "Containers and type checks",
-             "The recorder: ad_core.inspect", "Gradient checks"]
+             "The recorder: ad_core.recorder", "Gradient checks"]
     headings = re.findall(r"^(.+)¶$", text, flags=re.MULTILINE)
     positions = [next(i for i, h in enumerate(headings) if h.startswith(name)) for name in order]
     assert positions == sorted(positions)

@@ -15,9 +15,9 @@ import pytest
 import ad_core.numpy as anp
 from ad_core import grad, make_vjp
 from ad_core.extend import defvjp, primitive
-from ad_core.inspect import record
 from ad_core.numpy.vjps import unbroadcast
 from ad_core.numpy.wrapper import metadata
+from ad_core.recorder import record
 from ad_core.test_util import check_grads
 from bookkit import fmt_array_inline, fmt_shape, latex_matrix, source_location
 from bookkit.testing import assert_table_row

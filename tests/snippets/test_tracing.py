@@ -6,7 +6,7 @@ import autograd
 import numpy as np
 
 import ad_core.numpy as anp
-from ad_core.inspect import trace_graph
+from ad_core.recorder import trace_graph
 from bookkit.testing import shown
 
 PAGE = "part1/tracing/"
