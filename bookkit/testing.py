@@ -237,7 +237,7 @@ def assert_hand_vs_engine_rows(
     rtol: float = 1e-9,
     atol: float = 1e-12,
 ) -> None:
-    """Check a hand-vs-engine table (`bookkit.mlp_by_hand.comparison_table`) on a page's visible
+    """Check a hand-vs-engine table (`bookkit.gradient_comparison.comparison_table`) on a page's visible
     text, one row `| d<name> | ...` per name: the row shows the hand-written gradient's shape;
     that gradient agrees with `reference` (from an engine the book does not use) to `rtol` and
     `atol`; the "exact" cell says whether it equals `engine`'s bit for bit; "approximate" says yes.

@@ -61,7 +61,7 @@ def test_page_html_reads_a_built_page_and_names_a_missing_one(tmp_path: Path) ->
 
 
 def _comparison_page() -> tuple[str, dict, dict]:
-    from bookkit.mlp_by_hand import compare, comparison_summary, comparison_table
+    from bookkit.gradient_comparison import compare, comparison_summary, comparison_table
 
     hand = {"a": np.ones((2, 3)), "b": np.full(4, 0.1 + 0.2)}
     engine = {"a": np.ones((2, 3)), "b": np.full(4, 0.3)}
@@ -79,7 +79,7 @@ def _comparison_page() -> tuple[str, dict, dict]:
 
 
 def test_comparison_summary_names_the_exact_and_the_approximate_gradients() -> None:
-    from bookkit.mlp_by_hand import compare, comparison_summary
+    from bookkit.gradient_comparison import compare, comparison_summary
 
     comparisons = [compare("a", np.ones(2), np.ones(2)), compare("b", np.ones(2), np.ones(2) + 1e-15)]
     close, bits = {"a": True, "b": True}, {"a": True, "b": False}
@@ -91,7 +91,7 @@ def test_comparison_summary_names_the_exact_and_the_approximate_gradients() -> N
 
 
 def test_comparison_table_checks_its_cells_against_the_predictions() -> None:
-    from bookkit.mlp_by_hand import compare, comparison_table
+    from bookkit.gradient_comparison import compare, comparison_table
 
     comparisons = [compare("a", np.ones(2), np.ones(2))]
     with pytest.raises(AssertionError):  # predicted not bit-equal, but it is
