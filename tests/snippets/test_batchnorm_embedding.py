@@ -20,8 +20,6 @@ by_hand = load_snippet_module("snippets/network_by_hand/_backward.py")
 worked = load_snippet_module("snippets/network_by_hand/_worked_example.py")
 training = load_snippet_module("snippets/network_by_hand/_training.py")
 
-PAGE = "part3/batchnorm-embedding/"
-
 
 @pytest.fixture(scope="module")
 def example() -> worked.WorkedExample:

@@ -24,7 +24,6 @@ from ad_core import jacobian
 from bookkit import fmt_array, fmt_shape, latex_matrix, load_snippet_module
 from bookkit.testing import assert_table_row
 
-PAGE = "part2/broadcasting-jacobian/"
 FOLDER = "snippets/broadcasting_jacobian/"
 
 

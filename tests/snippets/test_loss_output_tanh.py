@@ -22,8 +22,6 @@ model = load_snippet_module("snippets/network_by_hand/_model.py")
 by_hand = load_snippet_module("snippets/network_by_hand/_backward.py")
 worked = load_snippet_module("snippets/network_by_hand/_worked_example.py")
 
-PAGE = "part3/loss-output-tanh/"
-
 
 @pytest.fixture(scope="module")
 def example() -> worked.WorkedExample:

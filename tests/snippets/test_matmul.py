@@ -16,7 +16,6 @@ import pytest
 
 from bookkit import fmt_shape, latex_matrix, load_snippet_module
 
-PAGE = "part2/matmul/"
 FOLDER = "snippets/matmul/"
 
 

@@ -17,8 +17,6 @@ from ad_core.misc import flatten
 from ad_core.misc.optimizers import sgd
 from bookkit import central_differences
 
-PAGE = "reference/api/"
-
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     import autograd
