@@ -9,7 +9,10 @@
    `.md` links, broken and unchecked. `on_page_content` converts and validates them with
    MkDocs' own link logic, and registers their anchors for MkDocs' anchor validation; ids
    that snippets print become known anchors of their page.
-3. It counts what this build executed: code blocks, distinct snippet files, and `assert`
+3. A block that runs one snippet file gets that file's path as `__file__` (markdown-exec gives
+   a block none), so a snippet finds the files beside it with `Path(__file__).with_name(...)`
+   the same way in the build and standalone.
+4. It counts what this build executed: code blocks, distinct snippet files, and `assert`
    statements. Asserts are counted as they execute (a line trace limited to code-block frames,
    so an assert in a loop counts once per iteration) and also statically (`ast`), and the
    home page gets a build stamp with these numbers in place of `STAMP_PLACEHOLDER`.
@@ -265,6 +268,37 @@ def _guard_markdown_exec_print() -> None:
     exec_python._buffer_print = guarded
 
 
+def _snippet_file_of(fence: _Fence | None) -> Path | None:
+    """The one snippet file every code line of `fence` comes from, or None (a block with lines
+    typed in the page, or with lines from several files, has no file of its own)."""
+    if fence is None:
+        return None
+    files = {path for path, _ in fence.origins}
+    if len(files) != 1 or fence.page in files:
+        return None
+    resolved = _resolve_include(files.pop())
+    return resolved[1].resolve() if resolved else None
+
+
+def _give_blocks_their_file() -> None:
+    """Set `__file__` in the globals of a block that runs one snippet file
+    (`_snippet_file_of`), as `python snippets/<chapter>/<file>.py` would."""
+    from markdown_exec._internal.formatters import python as exec_python
+
+    original = exec_python.exec_python
+    if getattr(original, "_bookkit_gives_file", False):
+        return
+
+    def exec_with_file(code: str, filename: str, exec_globals: dict[str, Any] | None = None) -> None:
+        snippet = _snippet_file_of(_state.current)
+        if exec_globals is not None and snippet is not None:
+            exec_globals["__file__"] = str(snippet)
+        original(code, filename, exec_globals)
+
+    exec_with_file._bookkit_gives_file = True  # type: ignore[attr-defined]
+    exec_python.exec_python = exec_with_file
+
+
 # --- Naming the page and snippet in markdown-exec's warnings -----------------------------------
 
 
@@ -335,6 +369,7 @@ def on_config(config: Any) -> Any:
         log.warning("bookkit: markdown-exec's python fence not found; nothing will be counted")
     _install_log_filter()
     _guard_markdown_exec_print()
+    _give_blocks_their_file()
     return config
 
 

@@ -17,8 +17,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .claims import Rendered
-from .formatting import _render_table
+from .claims import Rendered, checked
+from .formatting import _render_table, text
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ENGINE_PACKAGE = "ad_core"
@@ -67,6 +67,57 @@ def source_location(obj: Any) -> tuple[str, int, int]:
         raise TypeError(f"no source file for {obj!r}")
     return _relative(path), first, first + len(lines) - 1
 
+
+
+def _line_span(path: str, first: int, last: int) -> Rendered:
+    if first == last:
+        return text("`{path}` line {first}", path=path, first=first)
+    return text("`{path}` lines {first}\u2013{last}", path=path, first=first, last=last)
+
+
+def located(obj: Any) -> Rendered:
+    """`path` lines `first` to `last` of an engine or snippet-module object, from
+    `source_location`, each number checked against `inspect.getsourcelines` of the unwrapped
+    function, for a theory ↔ source table."""
+    import os
+
+    path, first, last = source_location(obj)
+    function = inspect.unwrap(getattr(obj, "fun", obj))
+    lines, start = inspect.getsourcelines(function)
+    where = os.path.relpath(inspect.getsourcefile(function), REPO_ROOT).replace(os.sep, "/")
+    return _line_span(
+        checked(path, against=where).value,
+        checked(first, against=start),
+        checked(last, against=start + len(lines) - 1),
+    )
+
+
+def section_location(path: str | Path, name: str) -> Rendered:
+    """`path` lines `first` to `last`: the code lines of the ``--8<--`` section `name` of the
+    file at `path` (absolute, or relative to the repository), the lines a page includes with
+    `--8<-- "path:name"`. The markers are found in the file's lines and, independently, among
+    its comment tokens; the two must give the same numbers."""
+    import io
+    import tokenize
+
+    file = (REPO_ROOT / path).resolve()
+    source = file.read_text(encoding="utf-8")
+    marker = {"start": f"# --8<-- [start:{name}]", "end": f"# --8<-- [end:{name}]"}
+    file_lines = [line.strip() for line in source.splitlines()]
+    by_lines = {kind: file_lines.index(text_) + 1 for kind, text_ in marker.items()}
+    comments = [
+        token for token in tokenize.generate_tokens(io.StringIO(source).readline)
+        if token.type == tokenize.COMMENT
+    ]
+    by_tokens = {
+        kind: next(token.start[0] for token in comments if token.string == text_)
+        for kind, text_ in marker.items()
+    }
+    return _line_span(
+        _relative(file),
+        checked(by_lines["start"] + 1, against=by_tokens["start"] + 1),  # the line after the start marker
+        checked(by_lines["end"] - 1, against=by_tokens["end"] - 1),  # the line before the end marker
+    )
 
 
 def source_line(obj: Any, pattern: str) -> tuple[str, int, str]:

@@ -1,12 +1,14 @@
 """Broadcasting is a linear map B; the engine's Jacobian of `x + b` is that matrix, and B^T sums."""
 
+from pathlib import Path
+
 import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad, jacobian
 from bookkit import assert_shape_then_close, checked, given, latex_matrix, load_snippet_module, text
 
-helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
+helpers = load_snippet_module(Path(__file__).with_name("_helpers.py"))
 
 x, b_scalar = helpers.SCALAR_X, helpers.SCALAR_BIAS
 matrix, b_vector = helpers.MATRIX, helpers.VECTOR_BIAS

@@ -1,5 +1,7 @@
 """The call timeline of grad(lambda b: sum(x + b))(2.0), every event as the engine emitted it."""
 
+from pathlib import Path
+
 import numpy as np
 
 import ad_core.numpy as anp
@@ -8,7 +10,7 @@ from ad_core.recorder import record, trace_graph
 from bookkit import Rendered, checked, events_table, given, load_snippet_module, text
 from bookkit.formatting import _fmt_shape as fmt_shape
 
-helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
+helpers = load_snippet_module(Path(__file__).with_name("_helpers.py"))
 x, b = helpers.SCALAR_X, helpers.SCALAR_BIAS
 
 

@@ -1,12 +1,14 @@
 """The traced graph of L(b) = sum(x + b), drawn from ad_core.recorder.trace_graph."""
 
+from pathlib import Path
+
 import numpy as np
 
 import ad_core.numpy as anp
 from ad_core.recorder import trace_graph
 from bookkit import load_snippet_module, mermaid_graph
 
-helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
+helpers = load_snippet_module(Path(__file__).with_name("_helpers.py"))
 x, b = helpers.SCALAR_X, helpers.SCALAR_BIAS
 
 # --8<-- [start:trace]

@@ -1,5 +1,7 @@
 """unbroadcast (inside one rule) versus accumulation (across graph edges): same sum, two places."""
 
+from pathlib import Path
+
 import numpy as np
 
 import ad_core.numpy as anp
@@ -7,7 +9,7 @@ from ad_core import grad
 from ad_core.recorder import record
 from bookkit import central_differences, checked, events_table, load_snippet_module, md_table
 
-helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
+helpers = load_snippet_module(Path(__file__).with_name("_helpers.py"))
 matrix, b = helpers.MATRIX, helpers.VECTOR_BIAS
 ROOT = 0  # the recorder numbers the root (b) 0
 

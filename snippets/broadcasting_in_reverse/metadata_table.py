@@ -1,11 +1,13 @@
 """metadata(target) for each target: what unbroadcast_f captures during the forward pass."""
 
+from pathlib import Path
+
 import numpy as np
 
 from ad_core.numpy.wrapper import metadata
 from bookkit import checked, load_snippet_module, md_table, text
 
-helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
+helpers = load_snippet_module(Path(__file__).with_name("_helpers.py"))
 
 targets = {
     "scalar bias": helpers.SCALAR_BIAS,

@@ -1,5 +1,7 @@
 """The scalar-bias experiment: x = [1, 2, 3], b = 2.0; the gradient of sum(x + b) is a scalar."""
 
+from pathlib import Path
+
 import numpy as np
 
 import ad_core.numpy as anp
@@ -8,7 +10,7 @@ from bookkit import checked, load_snippet_module, md_table, text
 from bookkit.checks import central_differences
 from bookkit.formatting import _fmt_number as fmt_number
 
-helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
+helpers = load_snippet_module(Path(__file__).with_name("_helpers.py"))
 
 # --8<-- [start:experiment]
 x = np.array([1.0, 2.0, 3.0])

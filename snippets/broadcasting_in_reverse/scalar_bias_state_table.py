@@ -1,5 +1,7 @@
 """State snapshot, scalar bias: what the engine holds at each step of unbroadcasting (3,) -> ()."""
 
+from pathlib import Path
+
 import numpy as np
 
 import ad_core.numpy as anp
@@ -7,7 +9,7 @@ from ad_core import grad
 from ad_core.recorder import record
 from bookkit import central_differences, load_snippet_module, text
 
-helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
+helpers = load_snippet_module(Path(__file__).with_name("_helpers.py"))
 
 x, b = helpers.SCALAR_X, helpers.SCALAR_BIAS
 

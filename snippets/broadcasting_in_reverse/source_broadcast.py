@@ -1,5 +1,7 @@
 """The forward twin: jvps.broadcast expands a tangent, recorded while make_jvp runs x + b."""
 
+from pathlib import Path
+
 import numpy as np
 
 from ad_core import make_jvp
@@ -7,7 +9,7 @@ from ad_core.numpy.jvps import broadcast
 from ad_core.recorder import record
 from bookkit import assert_shape_then_close, events_table, load_snippet_module, show_source, text
 
-helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
+helpers = load_snippet_module(Path(__file__).with_name("_helpers.py"))
 
 print(show_source(broadcast))
 

@@ -1,11 +1,13 @@
 """The live source of unbroadcast_f, and what the closure it returns does to each example."""
 
+from pathlib import Path
+
 import numpy as np
 
 from ad_core.numpy.vjps import unbroadcast_f
 from bookkit import load_snippet_module, md_table, show_source, text
 
-helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
+helpers = load_snippet_module(Path(__file__).with_name("_helpers.py"))
 
 print(show_source(unbroadcast_f))
 

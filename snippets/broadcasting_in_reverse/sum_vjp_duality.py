@@ -1,5 +1,7 @@
 """sum and broadcasting are transposes of each other, so their VJPs swap roles."""
 
+from pathlib import Path
+
 import numpy as np
 
 import ad_core.numpy as anp
@@ -7,7 +9,7 @@ from ad_core import jacobian, make_vjp
 from ad_core.numpy.vjps import grad_sum
 from bookkit import assert_shape_then_close, load_snippet_module, md_table, show_source, text
 
-helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
+helpers = load_snippet_module(Path(__file__).with_name("_helpers.py"))
 rng = np.random.default_rng(3)
 matrix, b = helpers.MATRIX, helpers.VECTOR_BIAS
 

@@ -1,5 +1,7 @@
 """Two routes to the same cotangent: make_vjp with a ones cotangent, and grad of a sum."""
 
+from pathlib import Path
+
 import numpy as np
 
 import ad_core.numpy as anp
@@ -7,7 +9,7 @@ from ad_core import grad, make_vjp
 from ad_core.recorder import record
 from bookkit import central_differences, given, load_snippet_module, md_table, text
 
-helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
+helpers = load_snippet_module(Path(__file__).with_name("_helpers.py"))
 
 examples = [
     ("scalar bias", helpers.SCALAR_X, helpers.SCALAR_BIAS),

@@ -1,5 +1,7 @@
 """The vector-bias experiment: arange(6).reshape(2, 3) + [10, 20, 30]; the gradient is [2, 2, 2]."""
 
+from pathlib import Path
+
 import numpy as np
 
 import ad_core.numpy as anp
@@ -8,7 +10,7 @@ from bookkit import checked, given, load_snippet_module, md_table, text
 from bookkit.checks import central_differences
 from bookkit.formatting import _fmt_array_inline as fmt_array_inline
 
-helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
+helpers = load_snippet_module(Path(__file__).with_name("_helpers.py"))
 
 # --8<-- [start:experiment]
 matrix = np.arange(6.0).reshape(2, 3)

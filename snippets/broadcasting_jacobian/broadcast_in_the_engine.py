@@ -1,5 +1,7 @@
 """Where the broadcast Jacobian's transpose lives in ad_core: source map, listing, theory ↔ source."""
 
+from pathlib import Path
+
 from ad_core.core import add_cotangents, backward_pass
 from ad_core.extend import unbroadcast, unbroadcast_f
 from ad_core.numpy.wrapper import metadata
@@ -32,7 +34,7 @@ print(show_source(unbroadcast))
 print()
 
 
-where = load_snippet_module("snippets/broadcasting_jacobian/_source_lines.py")
+where = load_snippet_module(Path(__file__).with_name("_source_lines.py"))
 
 print(
     md_table(

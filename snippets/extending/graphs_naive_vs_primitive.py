@@ -3,6 +3,7 @@
 import contextlib
 import dis
 import io
+from pathlib import Path
 
 import numpy as np
 
@@ -11,7 +12,7 @@ from ad_core.recorder import trace_graph
 from bookkit import checked, load_snippet_module, mermaid_graph, text
 
 with contextlib.redirect_stdout(io.StringIO()):  # the primitive's own tables belong to its block
-    logsumexp = load_snippet_module("snippets/extending/logsumexp_primitive.py").logsumexp
+    logsumexp = load_snippet_module(Path(__file__).with_name("logsumexp_primitive.py")).logsumexp
 
 
 def naive_logsumexp(z):

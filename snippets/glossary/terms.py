@@ -32,8 +32,8 @@ class Term(NamedTuple):
 
 # The versions the book names: NumPy as it runs the build, PyTorch as the tests pin it.
 NUMPY = given(np.__version__.split(".")[0] + ".x")
-PYPROJECT = (Path(globals().get("__file__") or "snippets/glossary/terms.py").resolve().parents[2]
-             / "pyproject.toml").read_text(encoding="utf-8")
+REPO = Path(__file__).resolve().parents[2]  # snippets/glossary/terms.py → the repository
+PYPROJECT = (REPO / "pyproject.toml").read_text(encoding="utf-8")
 (TORCH_PIN,) = set(re.findall(r'"torch==(\d+\.\d+)\.\d+"', PYPROJECT))
 PYTORCH = given(TORCH_PIN)
 NUMPY_BROADCASTING = "https://numpy.org/doc/stable/user/basics.broadcasting.html"
@@ -424,10 +424,8 @@ def slug(english: str) -> str:
 
 
 def docs_folder() -> Path:
-    """docs/ of this repository, whether run by markdown-exec (cwd = repo) or as a script."""
-    here = globals().get("__file__")
-    root = Path(here).resolve().parents[2] if here else Path.cwd()
-    return root / "docs"
+    """docs/ of this repository, found from this file's place in it."""
+    return REPO / "docs"
 
 
 def chapter_title(page: Path) -> str:

@@ -22,7 +22,6 @@ from ad_core.test_util import check_grads
 from bookkit import fmt_array_inline, fmt_shape, latex_matrix, source_location
 from bookkit.testing import assert_table_row
 
-PAGE = "part1/broadcasting-in-reverse/"
 SCALAR_X = np.array([1.0, 2.0, 3.0])
 MATRIX = np.arange(6.0).reshape(2, 3)
 VECTOR_BIAS = np.array([10.0, 20.0, 30.0])

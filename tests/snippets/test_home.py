@@ -13,7 +13,6 @@ import numpy as np
 from bookkit.claims import claims_in
 from bookkit.testing import REPO_ROOT, run_python
 
-PAGE = ""
 HOME = REPO_ROOT / "docs" / "index.md"
 README = REPO_ROOT / "README.md"
 

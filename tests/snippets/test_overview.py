@@ -12,8 +12,6 @@ from ad_core import grad
 from ad_core import numpy as anp
 from bookkit.testing import shown
 
-PAGE = "part1/overview/"
-
 
 def test_package_map_lists_every_module_with_its_size(text: str) -> None:
     package_dir = Path(ad_core.__file__).parent

@@ -9,8 +9,6 @@ import ad_core.numpy as anp
 from ad_core.recorder import trace_graph
 from bookkit.testing import shown
 
-PAGE = "part1/tracing/"
-
 
 def branchy(x):
     y = x * x if x > 1.0 else 3.0 * x

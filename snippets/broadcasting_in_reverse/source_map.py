@@ -12,7 +12,7 @@ from ad_core.numpy.vjps import unbroadcast, unbroadcast_f
 from ad_core.numpy.wrapper import metadata
 from bookkit import checked, engine_index, load_snippet_module, source_map, text
 
-helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
+helpers = load_snippet_module(Path(__file__).with_name("_helpers.py"))
 
 print(source_map([
     (unbroadcast_f, "target, raw VJP `f` → VJP that returns the target's shape",

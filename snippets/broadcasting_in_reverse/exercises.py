@@ -1,5 +1,7 @@
 """Self-test: the questions of the chapter, each answered by running the engine."""
 
+from pathlib import Path
+
 import numpy as np
 
 import ad_core.numpy as anp
@@ -18,7 +20,7 @@ from bookkit import (
 )
 from bookkit.source import source_line
 
-helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
+helpers = load_snippet_module(Path(__file__).with_name("_helpers.py"))
 V, S, GS = helpers.value_cell, helpers.shape_cell, helpers.given_shape
 rng = np.random.default_rng(17)
 matrix = helpers.MATRIX

@@ -17,8 +17,6 @@ from ad_core.misc.optimizers import sgd
 from ad_core.recorder import record
 from bookkit import central_differences
 
-PAGE = "reference/api/"
-
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     import autograd
