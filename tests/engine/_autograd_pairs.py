@@ -1,4 +1,4 @@
-"""The conformance harness of the rule batteries (`test_linalg_more.py`, `test_fft.py`,
+"""The conformance harness of the rule batteries (`test_linalg.py`, `test_fft.py`,
 `test_scipy_linalg.py`, `test_scipy_signal.py`, `test_scipy_special.py`, `test_scipy_stats.py`):
 one function, written against a NumPy-like module `xp`, instantiated with `ad_core.numpy` and
 with `autograd.numpy` (a battery over another namespace maps `xp` to it, as
