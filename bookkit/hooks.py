@@ -16,13 +16,19 @@
    statements. Asserts are counted as they execute (a line trace limited to code-block frames,
    so an assert in a loop counts once per iteration) and also statically (`ast`), and the
    home page gets a build stamp with these numbers in place of `STAMP_PLACEHOLDER`.
+4. It keeps what each executed snippet printed, and when `BOOK_SNIPPET_OUTPUTS` names a file
+   (`bookkit.testing.mkdocs_build` sets it), writes there `{include ("snippets/x.py", or
+   "snippets/x.py:section"): [the output of each fence that ran it]}` as JSON: the tests read
+   the build's own executions of the snippets instead of running every snippet again.
 """
 
 from __future__ import annotations
 
 import ast
 import functools
+import json
 import logging
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -58,6 +64,7 @@ class _Fence:
     origins: list[tuple[str, int]] = field(default_factory=list)  # (file, line) per code line
     texts: list[str] = field(default_factory=list)
     used: bool = False
+    includes: list[str] = field(default_factory=list)  # the `--8<--` specs, as the page writes them
 
     @property
     def snippet_files(self) -> list[str]:
@@ -92,6 +99,9 @@ class _BuildState:
     static_asserts: int = 0
     asserts_executed: int = 0
     unmatched_blocks: int = 0
+    printed: list[str] = field(default_factory=list)  # what the running block has printed
+    # include -> what each fence that ran it printed
+    outputs: dict[str, list[str]] = field(default_factory=dict)
 
     def reset(self) -> None:
         self.__init__()  # type: ignore[misc]
@@ -162,6 +172,7 @@ def _executed_fences(markdown: str, page: str) -> list[_Fence]:
             body_line = line[indent:] if line[:indent].strip() == "" else line
             include = _INCLUDE.match(body_line)
             if include:
+                fence.includes.append(include["spec"])
                 for path, number, text in _included_lines(include["spec"]):
                     fence.origins.append((path, number))
                     fence.texts.append(text)
@@ -241,8 +252,12 @@ def _wrap_formatter(original: Callable[..., str]) -> Callable[..., str]:
             _state.files.update(fence.snippet_files)
         else:
             _state.unmatched_blocks += 1
+        _state.printed = []
         try:
-            return _run_counting_asserts(lambda: original(source, language, *args, **kwargs), source)
+            html = _run_counting_asserts(lambda: original(source, language, *args, **kwargs), source)
+            if fence is not None and len(fence.includes) == 1:
+                _state.outputs.setdefault(fence.includes[0], []).append("".join(_state.printed))
+            return html
         finally:
             _state.current = None
 
@@ -263,6 +278,8 @@ def _guard_markdown_exec_print() -> None:
     def guarded(buffer: Any, *texts: Any, **options: Any) -> None:
         guard_printed(*texts)
         original(buffer, *texts, **options)
+        # What the block printed, as markdown-exec's print writes it and as `print` would.
+        _state.printed.append(" ".join(str(text) for text in texts) + options.get("end", "\n"))
 
     guarded._bookkit_guarded = True  # type: ignore[attr-defined]
     exec_python._buffer_print = guarded
@@ -468,3 +485,6 @@ def on_post_build(config: Any) -> None:
         f"({_state.static_asserts} assert statements in the executed blocks); "
         f"{_state.unmatched_blocks} blocks not traced back to their snippet files"
     )
+    outputs_file = os.environ.get("BOOK_SNIPPET_OUTPUTS")
+    if outputs_file:
+        Path(outputs_file).write_text(json.dumps(_state.outputs, indent=1, sort_keys=True), encoding="utf-8")

@@ -185,14 +185,31 @@ def page_of_test(test_file: str | Path, config: Path = REPO_ROOT / "mkdocs.yml")
     return matches[0]
 
 
+def snippet_outputs_file(site_dir: Path) -> Path:
+    """Where `mkdocs_build` has the hook write what each snippet printed in the build: next to
+    the site, not in it, so it is never published."""
+    return site_dir.with_name(site_dir.name + ".snippet-outputs.json")
+
+
+# The hash seed of the build's process; a snippet run outside it uses another one, so output
+# that depends on set or dict-of-str ordering shows as a difference.
+BUILD_HASH_SEED = "2"
+
+
 def mkdocs_build(config: Path | None, site_dir: Path, cwd: Path = REPO_ROOT) -> subprocess.CompletedProcess:
     """Run `mkdocs build --strict` (with the project's `mkdocs.yml` when `config` is None) in a
     fresh interpreter, since markdown-exec keeps state between builds in one process, and
-    return the finished process: `returncode`, and MkDocs' log in `stderr`."""
+    return the finished process: `returncode`, and MkDocs' log in `stderr`. What each snippet
+    printed is written to `snippet_outputs_file(site_dir)`."""
     arguments = ["-m", "mkdocs", "build", "--strict", "-d", str(site_dir)]
     if config is not None:
         arguments += ["-f", str(config)]
-    return run_python(arguments, {"NO_MKDOCS_2_WARNING": "1"}, BUILD_TIMEOUT_SECONDS, cwd=cwd)
+    environment = {
+        "NO_MKDOCS_2_WARNING": "1",
+        "PYTHONHASHSEED": BUILD_HASH_SEED,
+        "BOOK_SNIPPET_OUTPUTS": str(snippet_outputs_file(Path(site_dir))),
+    }
+    return run_python(arguments, environment, BUILD_TIMEOUT_SECONDS, cwd=cwd)
 
 
 def run_python(

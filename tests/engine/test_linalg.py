@@ -20,7 +20,10 @@ from ._autograd_pairs import (
     check_gradient_equals_autograd,
     check_hessian_vector_product_equals_autograd,
     complex_normal,
+    conditioned,
+    normal,
     spd,
+    spd_of,
     well_conditioned,
 )
 from ._oracle import allow_constant_derivatives, numerical_complex_grad
@@ -29,16 +32,7 @@ RIGHT_HAND_SIDE = np.linspace(-1.0, 1.0, 6).reshape(3, 2)
 COLUMN_WEIGHTS = np.array([0.5, -1.0, 2.0])
 
 
-def normal(*shape: int):
-    return lambda rng: rng.standard_normal(shape)
 
-
-def spd_of(*shape: int):
-    return lambda rng: spd(rng, shape)
-
-
-def conditioned(*shape: int):
-    return lambda rng: well_conditioned(rng, shape)
 
 
 def symmetric(xp, x):
