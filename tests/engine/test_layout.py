@@ -16,8 +16,6 @@ SUITE = ENGINE_TESTS.parent
 
 # Modules whose tests are not in `test_<module>.py`, and why.
 TESTED_ELSEWHERE = {
-    # The recorder is tested under the book's name for it.
-    "ad_core.inspect": ("test_recorder.py",),
     # `ad_core.misc` is small: one file for flatten, the optimizers and the tracers.
     "ad_core.misc.flatten": ("test_misc.py",),
     "ad_core.misc.optimizers": ("test_misc.py",),
