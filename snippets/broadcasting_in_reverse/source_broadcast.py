@@ -7,11 +7,12 @@ import numpy as np
 from ad_core import make_jvp
 from ad_core.numpy.jvps import broadcast
 from ad_core.recorder import record
-from bookkit import assert_shape_then_close, events_table, load_snippet_module, show_source, text
+from bookkit import assert_shape_then_close, events_table, load_snippet_module, show_excerpt, text
 
 helpers = load_snippet_module(Path(__file__).with_name("_helpers.py"))
 
-print(show_source(broadcast))
+print(show_excerpt(broadcast, r"while anp\.ndim\(x\) < target_ndim", r"x = anp\.repeat",
+                   full_listing="[Forward mode](forward-mode.md)"))
 
 matrix, b = helpers.MATRIX, helpers.VECTOR_BIAS
 tangent_b = np.array([1.0, 0.0, 0.0])  # nudge only b[0]

@@ -7,7 +7,7 @@ import numpy as np
 import ad_core.numpy as anp
 from ad_core import jacobian, make_vjp
 from ad_core.numpy.vjps import grad_sum
-from bookkit import assert_shape_then_close, load_snippet_module, md_table, show_source, text
+from bookkit import assert_shape_then_close, load_snippet_module, md_table, show_excerpt, text
 
 helpers = load_snippet_module(Path(__file__).with_name("_helpers.py"))
 rng = np.random.default_rng(3)
@@ -68,4 +68,5 @@ print(
 print()
 print("The engine's rule for `sum` does the copying with `broadcast_to`:")
 print()
-print(show_source(grad_sum))
+print(show_excerpt(grad_sum, r"return lambda g: anp\.broadcast_to",
+                   full_listing="[Writing VJP rules](vjp-rules.md)"))

@@ -310,7 +310,7 @@ TERMS = [
     Term("size-1 axis", "长度为一的轴",
          "An axis of length $1$ that broadcasting stretches to the other operand's length; its "
          "cotangent is summed with keepdims, so the axis stays.",
-         ("part1/broadcasting-in-reverse.md",)),
+         ("part1/broadcasting-in-reverse.md",), ("size-1 axes",)),
     Term("shape contract", "形状契约",
          "The rule that a cotangent has exactly the shape of its value; backward_pass checks it "
          "after every VJP call and names the primitive and argument whose rule broke it.",
