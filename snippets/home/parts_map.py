@@ -6,7 +6,7 @@ from bookkit import md_table
 from bookkit.snippet_modules import REPO_ROOT
 
 PLAN = [
-    ("Part I · The engine", "part1/overview.md", "what the engine does, and how to read the book"),
+    ("Part I · The engine", "part1/overview.md", "what automatic differentiation does; how to read the book"),
     ("Part I · The engine", "part1/linear-maps.md", "Jacobians, JVPs and VJPs"),
     ("Part I · The engine", "part1/tracing.md", "how boxes record a computation graph"),
     ("Part I · The engine", "part1/backward-pass.md", "walking the graph in reverse"),
@@ -31,6 +31,7 @@ PLAN = [
         "BatchNorm, the input layer and the embedding",
     ),
     ("Reference", "reference/api.md", "the public API, from the docstrings"),
+    ("Reference", "reference/package-map.md", "every module of `ad_core`, and the order they import"),
     ("Reference", "reference/glossary.md", "every term, in English and Chinese"),
 ]
 
