@@ -4,6 +4,7 @@ from pathlib import Path
 
 import numpy as np
 
+import ad_core.numpy as anp
 from ad_core import make_vjp
 from ad_core.recorder import trace_graph
 from bookkit import (
@@ -57,6 +58,8 @@ def softmax_vjp(p, g):
 derivation.step(r"&= \Big(p_b \odot \big(g_b - \langle g_b, p_b\rangle \mathbf{1}\big)\Big)_j",
                 lambda v: softmax_vjp(p_of(v), v["g"]))
 
+# The page says the engine has no softmax primitive: the softmax is a chain of other rules.
+assert not hasattr(anp, "softmax")
 # The primitives the engine traced for the softmax, in the order it first met them.
 graph = trace_graph(helpers.softmax, np.ones((B, V)))
 primitives = tuple(dict.fromkeys(n.primitive for n in graph.nodes if not n.is_root))
