@@ -107,13 +107,15 @@ print(text(
     "The logits are $(0, -s, -1)$ with the target in the middle; the exact columns are computed in "
     "extended precision (NumPy's `longdouble`, {bits} significant bits) from the closed forms "
     "$p - \\mathbf{{1}}_y$ and $s + \\log(1 + e^{{-1}} + e^{{-s}})$, and the gradient errors are "
-    "in units in the last place of that exact value. From $s = {first}$ on, the atomic gradient "
-    "is {nan}, at $s$ = {finite} while the loss is still finite: the rule for `log` (`{path}` line {line}: "
-    "`{code}`) forms $-1/p_y$, which overflows to {minus_inf} once $p_y$ drops below "
-    "$1 / {fmax}$, and the division's VJP then adds the two infinite paths into the counts, "
-    "{sum_of_infinities}. The fused formula "
+    "in units in the last place of that exact value. From $s$ = {first} on the atomic gradient "
+    "is {nan}, and at $s$ = {finite} the loss is still finite. The rule for `log` (`{path}` line "
+    "{line}: `{code}`) forms $-1/p_y$, which overflows to {minus_inf} once $p_y$ is below one over "
+    "the largest float64 ({fmax}); the division's VJP then adds the two infinite paths into the "
+    "counts, {sum_of_infinities}. The fused formula "
     "$g - p \\sum g$ only multiplies by $p$, so an underflowed $p$ costs nothing.",
-    bits=checked(np.finfo(np.longdouble).nmant + 1, against=64),
+    # the significand's bits, read from NumPy and found by stepping from 1 to the next longdouble
+    bits=checked(np.finfo(np.longdouble).nmant + 1,
+                 against=1 - int(np.log2(np.nextafter(np.longdouble(1), np.longdouble(2)) - 1))),
     first=checked(min(nan_spreads), against=min(s for s in SPREADS if s > 709.78 + np.log1p(np.exp(-1.0))),
                   shown_as=lambda v: f"{v:.0f}"),
     path=given(path), line=given(line), code=given(code),
