@@ -414,6 +414,22 @@ TERMS = [
          "A topological sort that keeps, for each node, a count of the edges from children not "
          "yet emitted, and releases the node when that count reaches zero; toposort runs it from "
          "the output.", ("part1/backward-pass.md",)),
+    # terms of softmax
+    Term("log-softmax", "对数 softmax",
+         "$z - \\log \\sum_k e^{z_k}$, the logarithm of the softmax computed without forming the "
+         "probabilities; its VJP is $g - p \\sum_i g_i$.", ("part2/softmax.md",)),
+    Term("class weight", "类别权重",
+         "A per-class factor $w_c$ that scales the cross-entropy of every row whose target is $c$; "
+         "the weighted mean divides by the weights of the targets, not by the batch size.",
+         ("part2/softmax.md",), ("class weights",)),
+    Term("ignore index", "忽略索引",
+         "A label value (`ignore_index` in [PyTorch's `cross_entropy`](https://docs.pytorch.org/docs/"
+         + TORCH_PIN + "/generated/torch.nn.functional.cross_entropy.html)) that marks a row as "
+         "no target: it adds nothing to the loss and is not counted in the mean.",
+         ("part2/softmax.md",), ("ignore_index",)),
+    Term("subnormal number", "次正规数",
+         "A float smaller than the smallest normal one, stored with fewer significant bits; below "
+         "the smallest subnormal a result underflows to zero.", ("part2/softmax.md",), ("subnormal",)),
 ]
 
 

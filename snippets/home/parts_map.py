@@ -24,6 +24,11 @@ PLAN = [
         "copies, indexing and their adjoints",
     ),
     ("Part II · Jacobians of array operations", "part2/matmul.md", "the two VJPs of `dot`"),
+    (
+        "Part II · Jacobians of array operations",
+        "part2/softmax.md",
+        "softmax's Jacobians and cross-entropy's options",
+    ),
     ("Part III · A network by hand", "part3/loss-output-tanh.md", "cross-entropy, the output layer and tanh"),
     (
         "Part III · A network by hand",
