@@ -132,3 +132,28 @@ def random_inputs(rng: np.random.Generator, B: int, H: int) -> dict:
         "bias": 0.2 * rng.standard_normal(H),
         "g": rng.standard_normal((B, H)),  # the upstream gradient dL/dy
     }
+
+
+def coupling_counts(jac: np.ndarray, tol: float) -> tuple[int, int]:
+    """From a Jacobian of shape (B, H, B, H) (output index, then input index): how many of the
+    B (B - 1) off-diagonal batch blocks d y[i, :] / d x[k, :], i != k, hold an entry above `tol`,
+    and how many off-diagonal entries of the diagonal blocks (one feature's output against
+    another feature's input of the same example) do."""
+    B, H = jac.shape[:2]
+    blocks = np.abs(jac).max(axis=(1, 3))  # (B, B): the largest entry of each block
+    batch = int(np.sum(blocks[~np.eye(B, dtype=bool)] > tol))
+    within = np.abs(np.stack([jac[i, :, i, :] for i in range(B)]))  # (B, H, H)
+    features = int(np.sum(within[:, ~np.eye(H, dtype=bool)] > tol))
+    return batch, features
+
+
+def central_difference_jacobian(f, x: np.ndarray, step: float = 1e-6) -> np.ndarray:
+    """The Jacobian of f at x by central differences, one input entry at a time, in the
+    layout of `ad_core.jacobian` (output shape, then input shape)."""
+    out = np.asarray(f(x))
+    jac = np.zeros(out.shape + x.shape)
+    for index in np.ndindex(x.shape):
+        bump = np.zeros_like(x)
+        bump[index] = step
+        jac[(...,) + index] = (np.asarray(f(x + bump)) - np.asarray(f(x - bump))) / (2 * step)
+    return jac
