@@ -155,5 +155,5 @@ def central_difference_jacobian(f, x: np.ndarray, step: float = 1e-6) -> np.ndar
     for index in np.ndindex(x.shape):
         bump = np.zeros_like(x)
         bump[index] = step
-        jac[(...,) + index] = (np.asarray(f(x + bump)) - np.asarray(f(x - bump))) / (2 * step)
+        jac[(..., *index)] = (np.asarray(f(x + bump)) - np.asarray(f(x - bump))) / (2 * step)
     return jac

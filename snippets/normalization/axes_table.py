@@ -35,7 +35,7 @@ for name, (layer, axis) in LAYERS.items():
     # dgain: the gain of shape (H,) is broadcast against (B, H); the gradient sums the axes the
     # broadcast added, here the leading one.
     added_axes = tuple(range(x.ndim - gain.ndim))
-    dgain_engine = grad(lambda gn: anp.sum(g * layer(x, gn)))(gain)
+    dgain_engine = grad(lambda gn, layer=layer: anp.sum(g * layer(x, gn)))(gain)
     xhat = (layer(x, gain) - (bias if name != "RMSNorm" else 0.0)) / gain
     rows.append([
         name,

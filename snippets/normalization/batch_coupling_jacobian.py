@@ -15,7 +15,8 @@ running_mean, running_var = norms.running_update(np.zeros(H), np.ones(H), x)
 
 MODES = {
     "training (batch statistics)": lambda a: norms.batchnorm_train(a, gain, bias),
-    "inference (running statistics)": lambda a: norms.batchnorm_eval(a, gain, bias, running_mean, running_var),
+    "inference (running statistics)":
+        lambda a: norms.batchnorm_eval(a, gain, bias, running_mean, running_var),
     "LayerNorm (either mode)": lambda a: norms.layernorm(a, gain, bias),
 }
 # What each mode predicts, from which statistics couple which entries: batch statistics couple
@@ -33,14 +34,15 @@ for mode, layer in MODES.items():
     counts = norms.coupling_counts(engine, tol=1e-12)
     assert counts == PREDICTED[mode], (mode, counts)
     off_diagonal = ~np.eye(B, dtype=bool)
-    largest = max(float(np.abs(engine[i, :, k, :]).max()) for i, k in zip(*np.nonzero(off_diagonal)))
+    pairs = list(zip(*np.nonzero(off_diagonal), strict=True))
+    largest = max(float(np.abs(engine[i, :, k, :]).max()) for i, k in pairs)
     rows.append([
         mode,
         checked(engine.shape, against=x.shape + x.shape),
         checked(counts[0], against=norms.coupling_counts(by_differences, tol=1e-8)[0]),
         given(B * (B - 1)),
-        checked(largest, against=max(float(np.abs(by_differences[i, :, k, :]).max())
-                                     for i, k in zip(*np.nonzero(off_diagonal))), atol=1e-8,
+        checked(largest, against=max(float(np.abs(by_differences[i, :, k, :]).max()) for i, k in pairs),
+                atol=1e-8,
                 shown_as=lambda s: f"{s:.4f}"),
         checked(counts[1], against=norms.coupling_counts(by_differences, tol=1e-8)[1]),
     ])

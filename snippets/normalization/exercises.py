@@ -48,7 +48,8 @@ print(collapsible(
         "\\frac{{\\epsilon}}{{\\sigma_i^2}} \\sum_j \\hat g_{{ij}}\\, \\hat x_{{ij}}$ for LayerNorm "
         "and the same with $\\rho_i$ for RMSNorm, and the engine's values match it to {match}.",
         shape=given(x.shape),
-        ln_sum=checked(float(np.max(np.abs(ln_dx.sum(1)))), against=0.0, atol=1e-13 * H * scale, shown_as=small),
+        ln_sum=checked(float(np.max(np.abs(ln_dx.sum(1)))), against=0.0, atol=1e-13 * H * scale,
+                       shown_as=small),
         ln_dot=checked(float(np.max(np.abs((ln_dx * x).sum(1)))),
                        against=float(np.max(np.abs(EPS / ln_sigma2 * (g * gain * ln_xhat).sum(1)))),
                        rtol=1e-6, shown_as=small),
@@ -66,7 +67,8 @@ print()
 
 # 2. LayerNorm with two features.
 x2 = np.array([[2.0, -1.0], [0.5, 3.5], [-4.0, 1.0]])
-gain2, bias2, g2 = np.array([1.3, 0.8]), np.array([0.1, -0.2]), np.array([[1.0, -2.0], [0.5, 0.5], [3.0, 1.0]])
+gain2, bias2 = np.array([1.3, 0.8]), np.array([0.1, -0.2])
+g2 = np.array([[1.0, -2.0], [0.5, 0.5], [3.0, 1.0]])
 out2 = norms.layernorm(x2, gain2, bias2)
 dx2 = grad(lambda a: anp.sum(g2 * norms.layernorm(a, gain2, bias2)))(x2)
 half_gap2 = ((x2[:, 0] - x2[:, 1]) / 2) ** 2  # the variance of a two-entry row
@@ -77,7 +79,8 @@ print(collapsible(
         "A row $(a, b)$ has mean $(a + b)/2$ and variance $((a - b)/2)^2$, so "
         "$\\hat x = \\pm(1, -1)$ times $\\sqrt{{\\sigma^2 / (\\sigma^2 + \\epsilon)}}$: the output "
         "is $\\gamma \\odot (\\pm 1, \\mp 1) + \\beta$ whatever the row, up to $\\epsilon$. So the "
-        "gradient is nearly zero: on the rows {rows} (variances {var}), the largest $\\lvert dx \\rvert$ from "
+        "gradient is nearly zero: on the rows {rows} (variances {var}), the largest "
+        "$\\lvert dx \\rvert$ from "
         "`ad_core` is {largest}, while the upstream gradient's entries are up to {g}. The only "
         "information a two-feature LayerNorm passes on is which entry is larger. The formula "
         "agrees: both sums in it are taken over a row whose $\\hat x$ is $\\pm(1, -1)$, and they "

@@ -43,7 +43,8 @@ for name, hand, loss, at in cases:
     rows.append([
         f"`{name}`",
         checked(hand.shape, against=engine.shape),
-        checked(float(np.max(np.abs(hand - engine))), against=0.0, atol=1e-12 * max(scale, 1.0), shown_as=small),
+        checked(float(np.max(np.abs(hand - engine))), against=0.0, atol=1e-12 * max(scale, 1.0),
+                shown_as=small),
         checked(float(np.max(np.abs(hand - differences))), against=0.0, atol=1e-7 * max(scale, 1.0),
                 shown_as=small),
     ])

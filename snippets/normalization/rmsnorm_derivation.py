@@ -91,6 +91,7 @@ print(text(
     ln_sums=checked(float(np.max(np.abs(ln_dx.sum(axis=1)))), against=0.0, atol=1e-12,
                     shown_as=lambda s: f"{s:.1e}"),
     rms_sums=checked(float(np.max(np.abs(rms_dx.sum(axis=1)))),
-                     against=float(np.max(np.abs(norms.rmsnorm_backward(v["g"], centred, v["gain"])[0].sum(1)))),
+                     against=float(np.max(np.abs(
+                         norms.rmsnorm_backward(v["g"], centred, v["gain"])[0].sum(1)))),
                      rtol=1e-9, shown_as=lambda s: f"{s:.4f}"),
 ))

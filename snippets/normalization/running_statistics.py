@@ -62,7 +62,8 @@ for k in (1, 10, 100):
     closed_eval = gain * (x - closed_mean) / np.sqrt(closed_var + norms.EPS) + bias
     rows.append([
         given(k),
-        checked(float(kept), against=float(np.exp(k * np.log1p(-M))), rtol=1e-12, shown_as=lambda s: f"{s:.2e}"),
+        checked(float(kept), against=float(np.exp(k * np.log1p(-M))), rtol=1e-12,
+                shown_as=lambda s: f"{s:.2e}"),
         checked(float(np.max(np.abs(eval_out - train_out))),
                 against=float(np.max(np.abs(closed_eval - train_out))), rtol=1e-9,
                 shown_as=lambda s: f"{s:.4f}"),

@@ -38,7 +38,8 @@ for version, backward in VERSIONS.items():
             checked(hand.shape == engine.shape, against=hand.shape == x.shape, shown_as=yes_no),
             # the engine's gap, confirmed by central differences (which never call the engine)
             checked(gap, against=float(np.max(np.abs(hand - differences))), atol=1e-7, shown_as=small),
-            checked(passes, against=bool(np.allclose(hand, differences, rtol=1e-5, atol=1e-7)), shown_as=yes_no),
+            checked(passes, against=bool(np.allclose(hand, differences, rtol=1e-5, atol=1e-7)),
+                    shown_as=yes_no),
         ])
 print(md_table(["version", "gain", "shape check passes", "largest difference from `ad_core`",
                 "values check passes"], rows))

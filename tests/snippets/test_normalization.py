@@ -113,7 +113,9 @@ def test_pytorch_batchnorm1d_eval_gradient_has_no_batch_coupling(inputs) -> None
     def train_layer(a):
         layer.train()
         try:
-            return torch.nn.functional.batch_norm(a, None, None, layer.weight, layer.bias, True, 0.0, norms.EPS)
+            return torch.nn.functional.batch_norm(
+                a, None, None, layer.weight, layer.bias, training=True, momentum=0.0, eps=norms.EPS
+            )
         finally:
             layer.eval()
 
