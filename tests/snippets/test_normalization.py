@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import ad_core.numpy as anp
+from ad_core import grad
 from bookkit import load_snippet_module
 
 norms = load_snippet_module("snippets/normalization/_norms.py")
@@ -78,8 +80,13 @@ def test_pytorch_batchnorm1d_running_statistics_after_one_step(inputs, text: str
     assert layer.momentum == norms.MOMENTUM
     _set_parameters(layer, gain, bias)
     layer.train()
-    out, _ = _run(layer, x, g)
+    out, dx = _run(layer, x, g)
     np.testing.assert_allclose(out, norms.batchnorm_train(x, gain, bias), rtol=1e-12, atol=1e-13)
+    # The training gradients against ad_core's, of the chapter's forward pass.
+    engine = grad(lambda a, w, b: anp.sum(g * norms.batchnorm_train(a, w, b)), (0, 1, 2))(x, gain, bias)
+    for torch_grad, engine_grad in zip((dx, layer.weight.grad.numpy(), layer.bias.grad.numpy()), engine,
+                                       strict=True):
+        np.testing.assert_allclose(torch_grad, engine_grad, rtol=1e-10, atol=1e-12)
     running_mean, running_var = norms.running_update(np.zeros(H), np.ones(H), x)
     np.testing.assert_allclose(layer.running_mean.numpy(), running_mean, rtol=1e-12)
     np.testing.assert_allclose(layer.running_var.numpy(), running_var, rtol=1e-12)
@@ -106,6 +113,9 @@ def test_pytorch_batchnorm1d_eval_gradient_has_no_batch_coupling(inputs) -> None
     layer.eval()
     _, dx = _run(layer, x, g)
     np.testing.assert_allclose(dx, norms.batchnorm_eval_backward(g, gain, running_var), rtol=1e-12)
+    xhat = (x - layer.running_mean.numpy()) / np.sqrt(running_var + norms.EPS)
+    np.testing.assert_allclose(layer.weight.grad.numpy(), (g * xhat).sum(axis=0), rtol=1e-10)
+    np.testing.assert_allclose(layer.bias.grad.numpy(), g.sum(axis=0), rtol=1e-10)
 
     def eval_layer(a):
         return layer(a)
