@@ -430,6 +430,25 @@ TERMS = [
     Term("subnormal number", "次正规数",
          "A float smaller than the smallest normal one, stored with fewer significant bits; below "
          "the smallest subnormal a result underflows to zero.", ("part2/softmax.md",), ("subnormal",)),
+    # terms of normalization
+    Term("layer normalization", "层归一化",
+         "Normalizing each example by the mean and variance of its own features, then scaling "
+         "and shifting per feature (Ba, Kiros and Hinton, [\"Layer "
+         "Normalization\"](https://arxiv.org/abs/1607.06450)).", ("part3/normalization.md",),
+         ("LayerNorm",)),
+    Term("RMS normalization", "均方根归一化",
+         "Dividing each example by the root mean square of its features, without subtracting "
+         "the mean, then scaling per feature (Zhang and Sennrich, [\"Root Mean Square Layer "
+         "Normalization\"](https://arxiv.org/abs/1910.07467)).", ("part3/normalization.md",),
+         ("RMSNorm",)),
+    Term("inference mode", "推理模式",
+         "Running a network to make predictions rather than to train it; BatchNorm then uses its "
+         "frozen running statistics instead of the batch's.",
+         ("part3/normalization.md",), ("inference",)),
+    Term("batch coupling", "批内耦合",
+         "The dependence of one example's output on the other examples of its batch, through "
+         "batch statistics; it shows as nonzero off-diagonal blocks of the Jacobian.",
+         ("part3/normalization.md",)),
 ]
 
 

@@ -35,6 +35,11 @@ PLAN = [
         "part3/batchnorm-embedding.md",
         "BatchNorm, the input layer and the embedding",
     ),
+    (
+        "Part III · A network by hand",
+        "part3/normalization.md",
+        "LayerNorm, RMSNorm and BatchNorm at inference",
+    ),
     ("Reference", "reference/api.md", "the public API, from the docstrings"),
     ("Reference", "reference/package-map.md", "every module of `ad_core`, and the order they import"),
     ("Reference", "reference/glossary.md", "every term, in English and Chinese"),
