@@ -430,6 +430,10 @@ TERMS = [
     Term("subnormal number", "次正规数",
          "A float smaller than the smallest normal one, stored with fewer significant bits; below "
          "the smallest subnormal a result underflows to zero.", ("part2/softmax.md",), ("subnormal",)),
+    Term("dual number", "对偶数",
+         "A pair $a + b\\varepsilon$ with $\\varepsilon^2 = 0$; arithmetic on it carries the derivative "
+         "$b$ next to the value $a$, which is forward mode in its smallest form.",
+         ("part1/forward-mode.md",), ("dual numbers",)),
     # terms of normalization
     Term("layer normalization", "层归一化",
          "Normalizing each example by the mean and variance of its own features, then scaling "

@@ -311,3 +311,22 @@ def test_the_unbroadcast_shortcut_is_not_taken_for_every_pair_of_equal_shapes(te
     assert stage_events(grad(grad(lambda a: a * a)), 3.0) > 0
     assert "whenever both inputs of a binary primitive had the same shape" not in text
     assert "but not every one" in text
+
+
+def test_complex_gradient_convention_matches_autograd_and_is_pytorchs_conjugate() -> None:
+    """The page's claim: for L = |z|^2, ad_core and HIPS/autograd 1.9.1 return 2 conj(z);
+    PyTorch 2.13 returns 2 z (the conjugate Wirtinger derivative, times two)."""
+    import autograd
+    import autograd.numpy as np_autograd
+    import torch
+
+    import ad_core
+    import ad_core.numpy as anp
+
+    z = 1.0 + 2.0j
+    ours = ad_core.grad(lambda z: anp.abs(z) ** 2)(z)
+    theirs = autograd.grad(lambda z: np_autograd.abs(z) ** 2)(z)
+    tensor = torch.tensor(z, dtype=torch.complex128, requires_grad=True)
+    (tensor.abs() ** 2).backward()
+    assert ours == theirs == 2 * z.conjugate()
+    assert complex(tensor.grad) == 2 * z
