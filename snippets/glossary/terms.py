@@ -414,6 +414,18 @@ TERMS = [
          "A topological sort that keeps, for each node, a count of the edges from children not "
          "yet emitted, and releases the node when that count reaches zero; toposort runs it from "
          "the output.", ("part1/backward-pass.md",)),
+    # terms of attention
+    Term("scaled dot-product attention", "缩放点积注意力",
+         "$\\operatorname{softmax}(QK^\\top/\\sqrt d + M)\\,V$: each query's output is an average of "
+         "the values, weighted by the softmax of its scores against the keys.",
+         ("part2/attention.md",), ("attention",)),
+    Term("attention weights", "注意力权重",
+         "The matrix $P$ of row-wise softmax probabilities in attention; row $i$ says how much query "
+         "$i$ takes from each value.", ("part2/attention.md",)),
+    Term("causal mask", "因果掩码",
+         "An additive mask that is $-\\infty$ where a key comes after the query, so a position "
+         "attends only to itself and earlier positions; masked weights and their gradients are "
+         "zero.", ("part2/attention.md",)),
 ]
 
 
