@@ -24,6 +24,12 @@ PLAN = [
         "copies, indexing and their adjoints",
     ),
     ("Part II · Jacobians of array operations", "part2/matmul.md", "the two VJPs of `dot`"),
+    ("Part II · Jacobians of array operations", "part2/attention.md", "the gradients of Q, K and V"),
+    (
+        "Part II · Jacobians of array operations",
+        "part2/convolution.md",
+        "transposed convolution, im2col, pooling",
+    ),
     ("Part III · A network by hand", "part3/loss-output-tanh.md", "cross-entropy, the output layer and tanh"),
     (
         "Part III · A network by hand",
