@@ -453,6 +453,34 @@ TERMS = [
          "The dependence of one example's output on the other examples of its batch, through "
          "batch statistics; it shows as nonzero off-diagonal blocks of the Jacobian.",
          ("part3/normalization.md",)),
+    # terms of attention
+    Term("scaled dot-product attention", "缩放点积注意力",
+         "$\\operatorname{softmax}(QK^\\top/\\sqrt d + M)\\,V$: each query's output is an average of "
+         "the values, weighted by the softmax of its scores against the keys.",
+         ("part2/attention.md",), ("attention",)),
+    Term("attention weights", "注意力权重",
+         "The matrix $P$ of row-wise softmax probabilities in attention; row $i$ says how much query "
+         "$i$ takes from each value.", ("part2/attention.md",)),
+    Term("causal mask", "因果掩码",
+         "An additive mask that is $-\\infty$ where a key comes after the query, so a position "
+         "attends only to itself and earlier positions; masked weights and their gradients are "
+         "zero.", ("part2/attention.md",)),
+    # terms of convolution
+    Term("cross-correlation", "互相关",
+         "$y_i = \\sum_k x_{i+k} w_k$: the kernel slid along the input without flipping; what "
+         "deep-learning libraries compute under the name convolution.", ("part2/convolution.md",)),
+    Term("im2col", "im2col (图像块展开)",
+         "Laying every window of the input out as a row of a matrix, with an integer index: a "
+         "gather that turns a convolution into one matrix product.", ("part2/convolution.md",)),
+    Term("transposed convolution", "转置卷积",
+         "The adjoint of a convolution: the output gradient, zero-padded, correlated with the "
+         "flipped kernel; it is the input gradient of the convolution.", ("part2/convolution.md",)),
+    Term("max pooling", "最大池化",
+         "Each window's largest entry; its gradient goes to the window's winner (at a tie, to one "
+         "winner or shared among them).", ("part2/convolution.md",), ("max-pool",)),
+    Term("average pooling", "平均池化",
+         "Each window's mean; its gradient is the output gradient divided by the window width, "
+         "broadcast over the window.", ("part2/convolution.md",)),
 ]
 
 

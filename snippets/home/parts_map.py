@@ -29,6 +29,12 @@ PLAN = [
         "part2/softmax.md",
         "softmax's Jacobians and cross-entropy's options",
     ),
+    ("Part II · Jacobians of array operations", "part2/attention.md", "the gradients of Q, K and V"),
+    (
+        "Part II · Jacobians of array operations",
+        "part2/convolution.md",
+        "transposed convolution, im2col, pooling",
+    ),
     ("Part III · A network by hand", "part3/loss-output-tanh.md", "cross-entropy, the output layer and tanh"),
     (
         "Part III · A network by hand",
