@@ -20,7 +20,7 @@ torch = pytest.importorskip("torch")
 B, H = 6, 5
 
 
-def test_pytorch_is_2_13() -> None:
+def test_normalization_compares_with_pytorch_2_13() -> None:
     assert torch.__version__.startswith("2.13"), torch.__version__
 
 
