@@ -4,6 +4,7 @@ closures (what the graph says), which share no code."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import tracemalloc
 import types
@@ -103,10 +104,8 @@ def _arrays_in(obj: Any, found: dict[int, np.ndarray], seen: set[int]) -> None:
         found[id(obj)] = obj
     elif isinstance(obj, types.FunctionType):
         for cell in obj.__closure__ or ():
-            try:
+            with contextlib.suppress(ValueError):  # an empty cell has no contents
                 _arrays_in(cell.cell_contents, found, seen)
-            except ValueError:  # an empty cell
-                pass
     elif isinstance(obj, tuple | list):
         for item in obj:
             _arrays_in(item, found, seen)

@@ -74,7 +74,8 @@ print(text(
     "the passes and lowers the backward pass's peak {peak_ratio:.1f} times; the price is "
     "{extra} more layer evaluations, one more forward pass in all.",
     rtol=given(1e-12),
-    kept_ratio=checked(plain.kept_arrays / saved.kept_arrays, against=(depth - 1) / (segments - 1), rtol=0.03),
+    kept_ratio=checked(plain.kept_arrays / saved.kept_arrays, against=(depth - 1) / (segments - 1),
+                       rtol=0.03),
     peak_ratio=checked(plain.peak_arrays / saved.peak_arrays, against=(depth + 2) / (segments + segment + 2),
                        rtol=0.03),
     extra=checked(saved.backward_evaluations, against=depth),
