@@ -481,6 +481,14 @@ TERMS = [
     Term("average pooling", "平均池化",
          "Each window's mean; its gradient is the output gradient divided by the window width, "
          "broadcast over the window.", ("part2/convolution.md",)),
+    # terms of tape_memory
+    Term("checkpointing", "梯度检查点 (重计算)",
+         "Keeping only a block's inputs on the tape and recomputing the block's intermediates in "
+         "the backward pass (rematerialisation): less memory kept, one more forward evaluation.",
+         ("part1/tape-memory.md",), ("checkpoint", "checkpointed")),
+    Term("activation", "激活值",
+         "A value a layer computes in the forward pass; the tape keeps the ones its VJP closures "
+         "read until the backward pass has used them.", ("part1/tape-memory.md",), ("activations",)),
 ]
 
 

@@ -16,6 +16,7 @@ PLAN = [
     ("Part I · The engine", "part1/forward-mode.md", "tangents pushed forward"),
     ("Part I · The engine", "part1/higher-order.md", "differentiating a derivative"),
     ("Part I · The engine", "part1/checking-gradients.md", "finite differences as the oracle"),
+    ("Part I · The engine", "part1/tape-memory.md", "what a trace keeps alive; checkpointing"),
     ("Part I · The engine", "part1/extending.md", "new primitives with their rules"),
     ("Part II · Jacobians of array operations", "part2/broadcasting-jacobian.md", "broadcasting as a matrix"),
     (

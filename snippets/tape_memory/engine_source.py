@@ -22,11 +22,3 @@ from bookkit import show_source
 
 print(show_source(checkpoint))
 # --8<-- [end:checkpoint]
-
-# --8<-- [start:vjpnode]
-from ad_core.core import VJPNode
-from bookkit import show_excerpt
-
-print(show_excerpt(VJPNode, r"The node keeps its output", r"with it\.\"\"\"",
-                   full_listing="[Tracing with boxes](tracing.md)"))
-# --8<-- [end:vjpnode]

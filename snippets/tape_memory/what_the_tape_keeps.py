@@ -13,6 +13,7 @@ from bookkit.source import rule_registrations, rules_listing
 measure = load_snippet_module(Path(__file__).with_name("_measure.py"))
 
 print(rules_listing(rule_registrations(rules, ["anp.sin", "anp.multiply", "anp.sum"])))
+print()
 
 depth = 3
 x = np.random.default_rng(1).standard_normal(4)
