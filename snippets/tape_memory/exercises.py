@@ -6,6 +6,8 @@ import math
 import tracemalloc
 from pathlib import Path
 
+import numpy as np
+
 import ad_core.numpy as anp
 from ad_core import checkpoint, jacobian, make_vjp
 from bookkit import checked, collapsible, given, load_snippet_module, text
@@ -90,6 +92,7 @@ def block(x):
 small = x[:width]
 jac = jacobian(lambda x: checkpoint(block)(x))(small)
 assert jac.shape == (rows_of_output, width)
+np.testing.assert_allclose(jac, np.diag(0.9 * np.cos(small)), rtol=1e-14)  # closed form
 print(collapsible(
     text("`jacobian` of a checkpointed block with an output of shape {shape}: how many times does "
          "the block run?", shape=given(jac.shape[:1])),
