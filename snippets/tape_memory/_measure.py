@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import math
 import tracemalloc
 import types
 from collections.abc import Callable
@@ -93,6 +94,23 @@ def measure(loss: Callable, x: np.ndarray) -> Measured:
         tracemalloc.stop()
     return Measured(kept / ARRAY_BYTES, peak / ARRAY_BYTES, forward,
                     evaluations["layer"] - forward, gradient)
+
+
+def whole_activations(measured: float) -> int:
+    """A measurement in activations, as the whole number of activations it holds. The rest, a
+    few hundred bytes per node and closure, varies a little with what ran before (free lists,
+    interned objects), so it is not printed; the tolerance below it absorbs it."""
+    return math.floor(measured + 0.1)
+
+
+def activations(measured: float, expected: int, rtol: float = 0.01) -> Any:
+    """`measured` (activations) within `rtol` (and a tenth of an activation) of the count
+    `expected`, made another way, and shown as the whole number of activations it holds,
+    which must be that count."""
+    from bookkit import checked
+
+    np.testing.assert_allclose(measured, expected, rtol=rtol, atol=0.1)
+    return checked(whole_activations(measured), against=expected)
 
 
 def _arrays_in(obj: Any, found: dict[int, np.ndarray], seen: set[int]) -> None:

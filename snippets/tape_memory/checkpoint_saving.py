@@ -41,23 +41,19 @@ plain_work = traced_work(measure.chain(depth))
 saved_work = traced_work(measure.checkpointed_chain(depth, segment))
 
 
-def fmt(value):
-    return f"{value:.2f}"
-
-
 # The formulas, from what each closure holds (see above): the plain tape keeps the input of
 # every sin but x; the checkpointed one the input of every segment but x. At its peak the
 # backward pass also holds three arrays of one rule (incoming cotangent, cos(x), product); the
 # checkpointed pass holds, besides, the recomputed segment's inputs and the segment's cotangent.
 rows = [
-    ["plain", checked(plain.kept_arrays, against=depth - 1, rtol=0.01, shown_as=fmt),
-     checked(plain.peak_arrays, against=depth + 2, rtol=0.01, shown_as=fmt),
+    ["plain", measure.activations(plain.kept_arrays, depth - 1),
+     measure.activations(plain.peak_arrays, depth + 2),
      checked(plain.forward_evaluations, against=depth), checked(plain.backward_evaluations, against=0),
      checked(plain_work[0], against=2 * depth + 1), checked(plain_work[1], against=0),
      checked(plain_work[2], against=2 * depth + 1)],
     [text("{segments} checkpointed segments of {segment}", segments=given(segments), segment=given(segment)),
-     checked(saved.kept_arrays, against=segments - 1, rtol=0.02, atol=0.25, shown_as=fmt),
-     checked(saved.peak_arrays, against=segments + segment + 2, rtol=0.02, atol=0.25, shown_as=fmt),
+     measure.activations(saved.kept_arrays, segments - 1),
+     measure.activations(saved.peak_arrays, segments + segment + 2),
      checked(saved.forward_evaluations, against=depth), checked(saved.backward_evaluations, against=depth),
      checked(saved_work[0], against=segments + 1), checked(saved_work[1], against=2 * depth),
      checked(saved_work[2], against=segments + 1 + 2 * depth)],
@@ -74,9 +70,7 @@ print(text(
     "the passes and lowers the backward pass's peak {peak_ratio:.1f} times; the price is "
     "{extra} more layer evaluations, one more forward pass in all.",
     rtol=given(1e-12),
-    kept_ratio=checked(plain.kept_arrays / saved.kept_arrays, against=(depth - 1) / (segments - 1),
-                       rtol=0.03),
-    peak_ratio=checked(plain.peak_arrays / saved.peak_arrays, against=(depth + 2) / (segments + segment + 2),
-                       rtol=0.03),
+    kept_ratio=checked(rows[0][1].value / rows[1][1].value, against=(depth - 1) / (segments - 1)),
+    peak_ratio=checked(rows[0][2].value / rows[1][2].value, against=(depth + 2) / (segments + segment + 2)),
     extra=checked(saved.backward_evaluations, against=depth),
 ))

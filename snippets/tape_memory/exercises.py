@@ -41,11 +41,11 @@ print(collapsible(
         "`tanh`'s rule is `g * (1 - ans**2)`: it reads its output, not its input. So each node "
         "keeps the array it made, the last layer's output included, and none keeps $x$. For "
         "{depth} layers the closures hold {held} arrays, all made by the trace, and tracemalloc "
-        "measures {live:.2f} activations alive; the `sin` chain of the same depth keeps one "
+        "measures {live} whole activations alive; the `sin` chain of the same depth keeps one "
         "fewer made array, because its first closure holds $x$, which existed before.",
         depth=given(depth),
         held=checked(len(held), against=depth),
-        live=checked(live, against=depth, rtol=0.01, atol=0.1),
+        live=measure.activations(live, depth),
     ),
 ))
 

@@ -33,22 +33,23 @@ for depth, nodes, held, made, live in measured:
         checked(nodes, against=2 * depth + 2),  # sin and multiply per layer, the sum, the root
         checked(held, against=depth),  # one input per sin, reading the rule
         checked(len(made), against=depth - 1),  # all but x, made before
-        checked(live / measure.ARRAY_BYTES, against=len(made), rtol=0.01, atol=0.1,
-                shown_as=lambda v: f"{v:.2f}"),
+        measure.activations(live / measure.ARRAY_BYTES, len(made)),
     ])
 print(md_table(
     ["layers", "nodes on the tape", "arrays the closures hold", "of them made by the trace",
-     "tracemalloc: live bytes, in activations"],
+     "tracemalloc: live bytes, in whole activations"],
     rows, align=["right"] * 5,
 ))
 (small_depth, *_, small_live), *_, (large_depth, *_, large_live) = measured
 per_layer = (large_live - small_live) / (large_depth - small_depth)
+bound = 1  # percent
+assert 0 <= per_layer / measure.ARRAY_BYTES - 1 < bound / 100
 print(text(
     "\nEach layer adds one activation, {activation} bytes, to what the tape keeps: from "
-    "{small} to {large} layers the live bytes grow by {per_layer:.0f} bytes a layer. The part "
-    "that is not an activation (the nodes, closures and shape records) is {overhead:.1f}% of it.",
+    "{small} to {large} layers the live bytes grow by {per_layer} activation a layer. What is "
+    "not an activation (the nodes, closures and shape records) adds less than {bound}% to it.",
     activation=given(measure.ARRAY_BYTES),
     small=given(small_depth), large=given(large_depth),
-    per_layer=checked(per_layer, against=measure.ARRAY_BYTES, rtol=0.01),
-    overhead=checked(100 * (per_layer / measure.ARRAY_BYTES - 1), against=0.0, atol=1.0),
+    per_layer=measure.activations(per_layer / measure.ARRAY_BYTES, 1),
+    bound=given(bound),
 ))
