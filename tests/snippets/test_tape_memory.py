@@ -4,7 +4,6 @@ each shown by running that system."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 
 def sin_chain(x, sin, depth=4):
@@ -16,7 +15,7 @@ def sin_chain(x, sin, depth=4):
 def test_pytorch_checkpoint_reruns_the_block_once_during_backward() -> None:
     """PyTorch 2.13's `torch.utils.checkpoint.checkpoint` (non-reentrant): the block runs once in
     the forward pass and once more in the backward pass, as `ad_core.checkpoint` does."""
-    torch = pytest.importorskip("torch")
+    import torch
     from torch.utils.checkpoint import checkpoint
 
     assert torch.__version__.startswith("2.13")
@@ -44,9 +43,9 @@ def test_pytorch_checkpoint_reruns_the_block_once_during_backward() -> None:
 def test_autograd_checkpoint_traces_the_block_twice_before_any_backward_pass() -> None:
     """HIPS/autograd 1.9.1's `checkpoint`: its VJP maker traces the block when the node is made,
     so the block runs twice in the forward pass and not at all in the backward pass."""
-    autograd = pytest.importorskip("autograd")
     from importlib.metadata import version
 
+    import autograd
     import autograd.numpy as agnp
     from autograd.core import make_vjp
 
@@ -69,7 +68,7 @@ def test_jax_checkpoint_recomputes_the_block_inside_the_gradient() -> None:
     """JAX 0.10.2's `jax.checkpoint`: the gradient's program carries a `remat` equation whose own
     program recomputes the block's `sin` calls from the block's input; without the checkpoint
     there is none, and the block's `sin` runs once."""
-    jax = pytest.importorskip("jax")
+    import jax
     import jax.numpy as jnp
 
     assert jax.__version__ == "0.10.2"
