@@ -34,7 +34,8 @@ print(md_table(["point", "`ad_core`", text("{n}", n=given(PYTORCH)), text("{n}",
 print()
 print(text(
     "The tie is `x` = {tie}. At a tie the engine splits the cotangent equally among the {k} "
-    "winners. Any choice in the subdifferential (here, any convex combination of the winners' unit vectors) is a valid "
+    "winners. Any choice in the subdifferential (here, any convex combination of the winners' "
+    "unit vectors) is a valid "
     "subgradient; {torch} splits for the full reduction but gives the whole cotangent to one "
     "index when `max` also returns indices, and {jax} takes the right-hand slope for `abs` at zero "
     "where the engine and {torch} take `sign(0)`. Code that lands exactly on such a point (a "
