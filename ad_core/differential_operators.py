@@ -409,7 +409,8 @@ its JVP are zero.
 
 The call is still recorded, so a traced graph shows a `stop_gradient` node, and the backward
 pass sends zeros to the nodes above it. It stops every level of a nested differentiation, as
-JAX's `jax.lax.stop_gradient` does; HIPS/autograd 1.9.1 has no such function."""
+JAX's [`jax.lax.stop_gradient`](https://docs.jax.dev/en/latest/_autosummary/jax.lax.stop_gradient.html)
+does; HIPS/autograd 1.9.1 has no such function."""
 defvjp(stop_gradient, None)
 defjvp(stop_gradient, None)
 
@@ -433,7 +434,8 @@ def custom_vjp(fun: Callable) -> Callable:
     its inside; write the rule with `ad_core.numpy` and it can itself be differentiated
     (`grad(grad(f))`). The maker is called in the forward pass and its closure keeps what the
     rule needs: that closure plays the role of the residuals that JAX's
-    `jax.custom_vjp(f).defvjp(f_fwd, f_bwd)` returns from `f_fwd`. Reverse mode only, as in JAX;
+    [`jax.custom_vjp`](https://docs.jax.dev/en/latest/_autosummary/jax.custom_vjp.html)
+    (`f.defvjp(f_fwd, f_bwd)`) returns from `f_fwd`. Reverse mode only, as in JAX;
     add a forward rule with `ad_core.extend.defjvp` if you need one."""
     wrapped = primitive(fun)
 

@@ -25,12 +25,17 @@ OTHER_SYSTEMS = {
     PYTORCH: ["`[0, 0.5, 0.5]` (`x.max()`); `[0, 1, 0]` (`x.max(dim=0)`)", "`0`", "`0.5`; `relu`: `0`"],
     JAX: ["`[0, 0.5, 0.5]`", "`1`", "`0.5`; `jax.nn.relu`: `0`"],
 }
+TEST = "tests/snippets/test_custom_gradients.py::"
+MARKER = {PYTORCH: f"<!-- tested: {TEST}test_pytorch_at_nondifferentiable_points -->",
+          JAX: f"<!-- tested: {TEST}test_jax_at_nondifferentiable_points -->"}
 rows = [
-    [name, checked(value, against=convention), given(OTHER_SYSTEMS[PYTORCH][i], shown_as=str),
-     given(OTHER_SYSTEMS[JAX][i], shown_as=str)]
+    [name, checked(value, against=convention),
+     given(OTHER_SYSTEMS[PYTORCH][i], shown_as=lambda cell: cell + " " + MARKER[PYTORCH]),
+     given(OTHER_SYSTEMS[JAX][i], shown_as=lambda cell: cell + " " + MARKER[JAX])]
     for i, ((name, value), convention) in enumerate(zip(points.items(), conventions, strict=True))
 ]
-print(md_table(["point", "`ad_core`", text("{n}", n=given(PYTORCH)), text("{n}", n=given(JAX))], rows))
+print(md_table(["point", "`ad_core`", text("{n} " + MARKER[PYTORCH], n=given(PYTORCH)),
+                text("{n} " + MARKER[JAX], n=given(JAX))], rows))
 print()
 print(text(
     "The tie is `x` = {tie}. At a tie the engine splits the cotangent equally among the {k} "

@@ -417,7 +417,8 @@ TERMS = [
     # terms of custom_gradients
     Term("stop gradient", "停止梯度",
          "A primitive that returns its argument unchanged and whose VJP and JVP are zero, so "
-         "that differentiation treats its output as a constant.", ("part1/custom-gradients.md",)),
+         "that differentiation treats its output as a constant.", ("part1/custom-gradients.md",),
+         ("stop_gradient",)),
     Term("custom VJP", "自定义向量-雅可比积",
          "A rule declared for one function in place of the derivative of its body, used for "
          "numerical stability or for a gradient that is deliberately not the derivative.",
@@ -435,7 +436,8 @@ TERMS = [
          ("part1/custom-gradients.md",)),
     Term("temporal-difference target", "时序差分目标",
          "The reward plus the discounted value of the next state, used as a fixed target in "
-         "reinforcement learning; its gradient is stopped.", ("part1/custom-gradients.md",)),
+         "reinforcement learning; its gradient is stopped.", ("part1/custom-gradients.md",),
+         ("temporal-difference",)),
 ]
 
 

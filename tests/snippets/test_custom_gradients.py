@@ -53,11 +53,12 @@ def test_jax_at_nondifferentiable_points() -> None:
 
 
 def test_page_shows_the_engine_conventions_and_the_declared_softplus(text: str) -> None:
-    assert "| `max(x)` at a tie | `[0.  0.5 0.5]` |" in text or "[0.  0.5 0.5]" in text
-    rules = load_snippet_module("snippets/custom_gradients/_rules.py")
-    from ad_core import grad
-
-    assert grad(rules.softplus)(1000.0) == 1.0
-    with np.errstate(over="ignore", invalid="ignore"):
-        assert np.isnan(grad(rules.naive_softplus)(1000.0))
-    assert "nan" in text and "grad(grad(softplus))" in text
+    # The engine's column, from the conventions computed here: split a tie, sign(0), half.
+    assert "| max(x) at a tie | [0. 0.5 0.5] |" in text
+    assert f"| abs(x) at zero | {np.sign(0.0)} |" in text
+    assert "| maximum(x, 0.0) at zero | 0.5 |" in text
+    # Softplus: nan from the naive body where exp overflows, the declared rule's exact 1.
+    with np.errstate(over="ignore"):
+        overflow = next(x for x in (700.0, 710.0) if np.isinf(np.exp(x)))
+    assert f"| {overflow} | nan | 1" in text
+    assert "grad(grad(softplus))(0.0), is 0.25" in text
