@@ -505,6 +505,11 @@ TERMS = [
          "The reward plus the discounted value of the next state, used as a fixed target in "
          "reinforcement learning; its gradient is stopped.", ("part1/custom-gradients.md",),
          ("temporal-difference",)),
+    # terms of higher_order (why levels)
+    Term("perturbation confusion", "扰动混淆",
+         "The wrong nested derivative of an engine that does not tell the perturbations of two "
+         "derivatives in progress apart: the outer one's tangent leaks into the inner one.",
+         ("part1/higher-order.md",)),
 ]
 
 
