@@ -81,8 +81,8 @@ def test_custom_vjp_rule_matches_central_differences(rng) -> None:
 
 
 def test_custom_vjp_replaces_the_derivative_of_the_body() -> None:
-    # The naive body log1p(exp(x)) differentiates to exp(x) / (1 + exp(x)) = inf / inf at large
-    # x; the declared rule gives sigmoid(x) = 1.
+    # Through the naive body log1p(exp(x)) at large x, the chain rule multiplies log1p's VJP,
+    # 1 / (1 + inf) = 0, by exp's, inf: not-a-number. The declared rule gives sigmoid(x) = 1.
     naive = lambda x: anp.log1p(anp.exp(x))  # noqa: E731
     with np.errstate(over="ignore", invalid="ignore"):
         assert np.isnan(grad(naive)(1000.0))
