@@ -27,6 +27,7 @@ from .builtins import tuple as tuple
 from .builtins import type as type
 from .differential_operators import (
     checkpoint,
+    custom_vjp,
     deriv,
     elementwise_grad,
     grad,
@@ -42,6 +43,7 @@ from .differential_operators import (
     make_jvp,
     make_vjp,
     multigrad_dict,
+    stop_gradient,
     tensor_jacobian_product,
     value_and_grad,
     vector_jacobian_product,
@@ -87,6 +89,7 @@ __all__ = [
     "check_grads",
     "checkpoint",
     "containers",
+    "custom_vjp",
     "deriv",
     "elementwise_grad",
     "grad",
@@ -103,6 +106,7 @@ __all__ = [
     "make_vjp",
     "multigrad_dict",
     "numpy",
+    "stop_gradient",
     "tensor_jacobian_product",
     "value_and_grad",
     "vector_jacobian_product",

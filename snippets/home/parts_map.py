@@ -18,6 +18,7 @@ PLAN = [
     ("Part I · The engine", "part1/checking-gradients.md", "finite differences as the oracle"),
     ("Part I · The engine", "part1/tape-memory.md", "what a trace keeps alive; checkpointing"),
     ("Part I · The engine", "part1/extending.md", "new primitives with their rules"),
+    ("Part I · The engine", "part1/custom-gradients.md", "stop_gradient, custom rules, kinks"),
     ("Part II · Jacobians of array operations", "part2/broadcasting-jacobian.md", "broadcasting as a matrix"),
     (
         "Part II · Jacobians of array operations",
