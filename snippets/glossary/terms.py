@@ -510,6 +510,19 @@ TERMS = [
          "The wrong nested derivative of an engine that does not tell the perturbations of two "
          "derivatives in progress apart: the outer one's tangent leaks into the inner one.",
          ("part1/higher-order.md",)),
+    # terms of linearize_and_transpose
+    Term("linearize", "线性化",
+         "Running a function's JVP with the primal fixed and keeping only what it does to the "
+         "tangent: a linear tangent program, evaluated once per tangent.",
+         ("part1/linearize-and-transpose.md",)),
+    Term("tangent program", "切向量程序",
+         "The calls the JVP rules apply to the tangent at a fixed primal, each to a linear "
+         "primitive with primal constants; together they compute $v \\mapsto J v$.",
+         ("part1/linearize-and-transpose.md",)),
+    Term("transpose rule", "转置规则",
+         "For a linear primitive, the map from the cotangent of its output to the cotangent of "
+         "its linear input; running a tangent program backwards through these rules gives the VJP.",
+         ("part1/linearize-and-transpose.md",)),
 ]
 
 

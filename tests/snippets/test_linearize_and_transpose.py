@@ -1,0 +1,84 @@
+"""The chapter "Linearize and transpose": the transposer is right, refuses what it cannot do,
+and a broken rule of any primitive its table uses fails the page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from _mutants import KINDS, control_run, is_engine_rule, mutate_rules, preload
+
+import ad_core.numpy as anp
+from ad_core import grad, make_jvp, make_vjp
+from bookkit import load_snippet_module
+from bookkit.testing import table_rows
+
+FOLDER = Path(__file__).resolve().parents[2] / "snippets" / "linearize_and_transpose"
+transposer = load_snippet_module(FOLDER / "_transpose.py")
+
+
+@pytest.mark.parametrize("fun, shape", [
+    (lambda x: anp.sum(x * x, axis=0), (3, 2)),
+    (lambda x: anp.transpose(anp.reshape(x, (2, 3)))[1:], (6,)),
+    (lambda x: anp.concatenate([x, 2.0 * x]) @ np.arange(12.0).reshape(6, 2), (3,)),
+    (lambda x: anp.broadcast_to(anp.expand_dims(x, 0), (4, 3)) - x, (3,)),
+])
+def test_derived_vjp_satisfies_the_inner_product_identity(fun, shape) -> None:
+    rng = np.random.default_rng(1)
+    x, v = rng.normal(size=shape), rng.normal(size=shape)
+    _, jv = make_jvp(fun)(x)(v)
+    u = rng.normal(size=np.shape(jv))
+    derived = transposer.derived_vjp(fun, x)(u)
+    engine = make_vjp(fun)(x)[0](u)
+    assert derived.shape == engine.shape == shape
+    np.testing.assert_allclose(derived, engine, rtol=1e-12, atol=1e-14)
+    assert np.vdot(derived, v) == pytest.approx(np.vdot(u, jv), rel=1e-12)
+
+
+def test_derived_gradient_of_a_nonlinear_function_matches_grad() -> None:
+    def f(x):
+        return anp.sum(anp.exp(anp.sin(x)) / (1.0 + x * x))
+
+    x = np.random.default_rng(2).normal(size=(4,))
+    derived = transposer.derived_vjp(f, x)(1.0)
+    expected = grad(f)(x)
+    assert derived.shape == expected.shape
+    np.testing.assert_allclose(derived, expected, rtol=1e-12)
+
+
+def test_primitive_without_transpose_rule_is_named() -> None:
+    with pytest.raises(NotImplementedError, match="no transpose rule for roll"):
+        transposer.derived_vjp(lambda x: anp.roll(x, 1), np.ones(3))(np.ones(3))
+
+
+def test_constant_function_cannot_be_linearized() -> None:
+    with pytest.warns(UserWarning), pytest.raises(ValueError, match="does not depend on its input"):
+        transposer.linearize(lambda x: np.ones(2), np.ones(2))
+
+
+def test_page_checks_every_linear_primitive(text: str) -> None:
+    rows = [row for row in table_rows(text) if len(row) == 6 and row[0] != "call"]
+    programs = " ".join(row[2] for row in rows)
+    for name in ("negative", "multiply", "divide", "sum", "reshape", "transpose", "broadcast_to",
+                 "expand_dims", "repeat", "dot", "matmul", "array_getitem", "concatenate_args"):
+        assert name in programs, name
+    assert all(row[4] == "0" for row in rows), rows
+
+
+def test_every_rule_the_table_calls_is_guarded() -> None:
+    """Break each JVP and VJP rule the table of linear primitives calls, four ways each: the
+    snippet must raise for every mutant that changes an output."""
+    snippet = "snippets/linearize_and_transpose/linear_rules_transposed.py"
+    preload()
+    control = control_run([snippet])
+    assert control[snippet]["error"] is None, control[snippet]["error"]
+    rules = [tuple(rule) for rule in control[snippet]["called"] if is_engine_rule(tuple(rule))]
+    assert {rule[1] for rule in rules} == {"JVP", "VJP"}
+    mutants = [(*rule, kind) for rule in sorted(rules) for kind in KINDS]
+    outcomes = mutate_rules(mutants, {rule: [snippet] for rule in rules}, control)
+    survivors = [mutant for mutant, outcome in outcomes.items() if outcome.status not in
+                 ("caught", "not applicable")]
+    caught = sum(outcome.status == "caught" for outcome in outcomes.values())
+    assert caught >= len(rules), (caught, len(rules))
+    assert not survivors, survivors
