@@ -136,7 +136,6 @@ def _concatenate_t(ct, argnum, args, kwargs, in_shape):
 TRANSPOSE_RULES: dict[Callable, Callable] = {
     anp.negative: lambda ct, i, args, kw, shape: -ct,
     anp.add: lambda ct, i, args, kw, shape: sum_to_shape(ct, shape),
-    anp.subtract: lambda ct, i, args, kw, shape: sum_to_shape(ct if i == 0 else -ct, shape),
     anp.multiply: lambda ct, i, args, kw, shape: sum_to_shape(ct * _other(args, i), shape),
     anp.true_divide: lambda ct, i, args, kw, shape: sum_to_shape(ct / getval(args[1]), shape),
     anp.reshape: lambda ct, i, args, kw, shape: ct.reshape(shape),

@@ -3,6 +3,9 @@ and a broken rule of any primitive its table uses fails the page."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+import runpy
 from pathlib import Path
 
 import numpy as np
@@ -82,3 +85,62 @@ def test_every_rule_the_table_calls_is_guarded() -> None:
     caught = sum(outcome.status == "caught" for outcome in outcomes.values())
     assert caught >= len(rules), (caught, len(rules))
     assert not survivors, survivors
+
+
+PAGE_SNIPPETS = ("linear_rules_transposed.py", "end_to_end.py", "exercises.py")
+
+
+def _page_fails_with(primitive, broken_rule) -> bool:
+    """Run the page's snippets with one transpose rule replaced; True if one of them raises."""
+    original = transposer.TRANSPOSE_RULES[primitive]
+    transposer.TRANSPOSE_RULES[primitive] = broken_rule
+    try:
+        for snippet in PAGE_SNIPPETS:
+            try:
+                with contextlib.redirect_stdout(io.StringIO()):
+                    runpy.run_path(str(FOLDER / snippet))
+            except Exception:  # any failure of the page is what this test wants to see
+                return True
+        return False
+    finally:
+        transposer.TRANSPOSE_RULES[primitive] = original
+
+
+@pytest.mark.parametrize("primitive", list(transposer.TRANSPOSE_RULES), ids=lambda p: p.__name__)
+@pytest.mark.parametrize("kind, change", [("sign", lambda ct: -ct), ("factor", lambda ct: 2.0 * ct)])
+def test_a_wrong_transpose_rule_fails_the_page(primitive, kind, change) -> None:
+    """Every transpose rule the chapter writes is used by its page, and a sign or factor error in
+    any one of them makes a page snippet raise (the right rules leave them passing: the snippet
+    tests run them unchanged)."""
+    rule = transposer.TRANSPOSE_RULES[primitive]
+    calls = []
+
+    def broken(ct, argnum, args, kwargs, in_shape):
+        calls.append(argnum)
+        return change(rule(ct, argnum, args, kwargs, in_shape))
+
+    assert _page_fails_with(primitive, broken), (primitive.__name__, kind)
+    assert calls, f"the page never calls the transpose rule of {primitive.__name__}"
+
+
+def test_jax_linearize_and_linear_transpose_agree_with_the_transposed_program() -> None:
+    """JAX 0.10.2 on the page's end-to-end function: `jax.linearize` returns a linear function
+    whose jaxpr holds no `tanh` and no `sin`, and `jax.linear_transpose` of it gives the gradient
+    that the chapter's transposer derives from the engine's JVP rules."""
+    jax = pytest.importorskip("jax")
+    assert jax.__version__ == "0.10.2"
+    jax.config.update("jax_enable_x64", True)
+    jnp = jax.numpy
+    page = load_snippet_module(FOLDER / "end_to_end.py")
+
+    def f_jax(x):
+        return jnp.sum(jnp.tanh(jnp.dot(page.A, x)) * jnp.sin(x[:2]))
+
+    value, f_jvp = jax.linearize(f_jax, page.x)
+    assert float(value) == pytest.approx(float(page.value), rel=1e-12)
+    primitives = {eqn.primitive.name for eqn in jax.make_jaxpr(f_jvp)(page.x).jaxpr.eqns}
+    assert primitives == {"dot_general", "slice", "mul", "add", "add_any", "reduce_sum"}, primitives
+    (jax_gradient,) = jax.linear_transpose(f_jvp, page.x)(1.0)
+    derived = page.transposer.derived_vjp(page.f, page.x)(1.0)
+    assert np.shape(jax_gradient) == derived.shape == page.x.shape
+    np.testing.assert_allclose(np.asarray(jax_gradient), derived, rtol=1e-12)
