@@ -15,6 +15,7 @@ PLAN = [
     ("Part I · The engine", "part1/broadcasting-in-reverse.md", "what `unbroadcast` sums"),
     ("Part I · The engine", "part1/forward-mode.md", "tangents pushed forward"),
     ("Part I · The engine", "part1/higher-order.md", "differentiating a derivative"),
+    ("Part I · The engine", "part1/linearize-and-transpose.md", "VJPs derived from JVP rules"),
     ("Part I · The engine", "part1/checking-gradients.md", "finite differences as the oracle"),
     ("Part I · The engine", "part1/tape-memory.md", "what a trace keeps alive; checkpointing"),
     ("Part I · The engine", "part1/extending.md", "new primitives with their rules"),
