@@ -481,6 +481,11 @@ TERMS = [
     Term("average pooling", "平均池化",
          "Each window's mean; its gradient is the output gradient divided by the window width, "
          "broadcast over the window.", ("part2/convolution.md",)),
+    # terms of your_own_backward
+    Term("tolerance (rtol, atol)", "容差 (相对、绝对)",
+         "How far a computed value $m$ may lie from a reference $r$ and still count as equal: "
+         "$|m - r| \\le \\mathrm{atol} + \\mathrm{rtol}\\,|r|$, entry by entry.",
+         ("part3/your-own-backward.md",)),
 ]
 
 
