@@ -282,9 +282,12 @@ def compare_gradients(
     For each name the shapes are compared first (a broadcasting comparison would hide a gradient
     of shape `(1, 27)` for a tensor of shape `(27,)`); then `exact` is bit-equality, `approximate`
     is `np.allclose` ($|m - r| \le \mathrm{atol} + \mathrm{rtol}\,|r|$ entry by entry, the
-    defaults of `torch.allclose`, as in the `cmp` helper of Andrej Karpathy's lecture "Becoming a
-    Backprop Ninja"), and `max_abs_diff` is $\max |m - r|$. A name missing from `mine`, or bound
-    to ``...`` or ``None`` (a cell not filled in yet), is reported, not raised.
+    defaults of PyTorch's
+    [`torch.allclose`](https://pytorch.org/docs/stable/generated/torch.allclose.html), as in the
+    `cmp` helper of Andrej Karpathy's lecture
+    [Becoming a Backprop Ninja](https://www.youtube.com/watch?v=q8SA3rM6ckI)), and
+    `max_abs_diff` is $\max |m - r|$. A name missing from `mine`, or bound to ``...`` or ``None``
+    (a cell not filled in yet), is reported, not raised.
 
     Raises `ValueError` if `mine` has names that `reference` lacks (a typo such as ``"dW1"`` for
     ``"W1"`` would otherwise pass silently as "missing"), and `TypeError` naming the entry if a
