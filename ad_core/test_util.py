@@ -1,10 +1,12 @@
-"""`check_grads`: compare the engine's JVPs and VJPs with central finite differences."""
+"""`check_grads`: compare the engine's JVPs and VJPs with central finite differences;
+`compare_gradients`: compare a dict of gradients you wrote by hand with reference gradients."""
 
 from __future__ import annotations
 
 import itertools
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -221,3 +223,117 @@ def combo_check(fun: Callable, *args: Any, **kwargs: Any) -> Callable[..., None]
                 check(*chosen_args, **dict(chosen_kwargs))
 
     return _combo_check
+
+
+# ---------------------------------------------------------------------------------------------
+# Checking a hand-written backward pass, tensor by tensor
+# ---------------------------------------------------------------------------------------------
+
+COMPARE_RTOL = 1e-5
+COMPARE_ATOL = 1e-8
+
+
+@dataclass(frozen=True)
+class GradientDiff:
+    """How one hand-written gradient compares with its reference.
+
+    `verdict` is ``"exact"`` (every bit equal), ``"approximate"`` (close within the tolerances,
+    not bit-equal), ``"wrong"`` (same shape, not close), ``"shape mismatch"``, ``"missing"`` (no
+    entry in the hand-written dict) or ``"not filled in"`` (the entry is ``...`` or ``None``).
+    """
+
+    name: str
+    shape: tuple[int, ...] | None
+    reference_shape: tuple[int, ...]
+    exact: bool
+    approximate: bool
+    max_abs_diff: float
+    verdict: str
+
+    @property
+    def ok(self) -> bool:
+        """True when the gradient is exact or approximate."""
+        return self.approximate
+
+    def __str__(self) -> str:
+        shape = "-" if self.shape is None else str(self.shape)
+        compared = self.verdict in ("exact", "approximate", "wrong")
+        maxdiff = f"{self.max_abs_diff:.1e}" if compared else "-"
+        line = (
+            f"{self.name:15s} | exact: {self.exact!s:5} | approximate: {self.approximate!s:5} | "
+            f"maxdiff: {maxdiff}"
+        )
+        if self.verdict == "shape mismatch":
+            return f"{line} | SHAPE MISMATCH: yours {shape}, expected {self.reference_shape}"
+        if self.verdict in ("missing", "not filled in", "wrong"):
+            return f"{line} | {self.verdict.upper()}"
+        return line
+
+
+def compare_gradients(
+    mine: Mapping[str, Any],
+    reference: Mapping[str, Any],
+    rtol: float = COMPARE_RTOL,
+    atol: float = COMPARE_ATOL,
+) -> list[GradientDiff]:
+    r"""Compare hand-written gradients with reference gradients, one tensor at a time, in the
+    order of `reference`.
+
+    For each name the shapes are compared first (a broadcasting comparison would hide a gradient
+    of shape `(1, 27)` for a tensor of shape `(27,)`); then `exact` is bit-equality, `approximate`
+    is `np.allclose` ($|m - r| \le \mathrm{atol} + \mathrm{rtol}\,|r|$ entry by entry, the
+    defaults of PyTorch's
+    [`torch.allclose`](https://pytorch.org/docs/stable/generated/torch.allclose.html), as in the
+    `cmp` helper of Andrej Karpathy's lecture
+    [Becoming a Backprop Ninja](https://www.youtube.com/watch?v=q8SA3rM6ckI)), and
+    `max_abs_diff` is $\max |m - r|$. A name missing from `mine`, or bound to ``...`` or ``None``
+    (a cell not filled in yet), is reported, not raised.
+
+    Raises `ValueError` if `mine` has names that `reference` lacks (a typo such as ``"dW1"`` for
+    ``"W1"`` would otherwise pass silently as "missing"), and `TypeError` naming the entry if a
+    value is not numeric.
+    """
+    extra = [name for name in mine if name not in reference]
+    if extra:
+        raise ValueError(
+            f"compare_gradients: argument `mine` has names that `reference` lacks: {extra}; "
+            f"the reference names are {list(reference)}"
+        )
+    rows = []
+    for name, expected in reference.items():
+        expected = np.asarray(getval(expected))
+        value = mine.get(name)
+        if name not in mine or value is ... or value is None:
+            verdict = "missing" if name not in mine else "not filled in"
+            rows.append(GradientDiff(name, None, expected.shape, False, False, float("nan"), verdict))
+            continue
+        value = np.asarray(getval(value))
+        if not np.issubdtype(value.dtype, np.number):
+            raise TypeError(
+                f"compare_gradients: argument `mine`, entry {name!r}: expected a numeric array, "
+                f"got dtype {value.dtype} of shape {value.shape}"
+            )
+        if value.shape != expected.shape:
+            rows.append(GradientDiff(name, value.shape, expected.shape, False, False, float("nan"),
+                                     "shape mismatch"))
+            continue
+        exact = bool(np.array_equal(value, expected))
+        approximate = bool(np.allclose(value, expected, rtol=rtol, atol=atol))
+        max_abs_diff = float(np.max(np.abs(value - expected))) if value.size else 0.0
+        verdict = "exact" if exact else "approximate" if approximate else "wrong"
+        rows.append(GradientDiff(name, value.shape, expected.shape, exact, approximate, max_abs_diff,
+                                 verdict))
+    return rows
+
+
+def gradient_report(diffs: Sequence[GradientDiff]) -> str:
+    """The lines of `compare_gradients`' result, one per tensor, and a closing count: how many
+    gradients are right, and the first one that is not (the place to look, since a wrong
+    gradient makes every gradient computed from it wrong too)."""
+    lines = [str(diff) for diff in diffs]
+    right = sum(diff.ok for diff in diffs)
+    first_bad = next((diff for diff in diffs if not diff.ok), None)
+    summary = f"{right} of {len(diffs)} gradients agree"
+    if first_bad is not None:
+        summary += f"; the first that does not: {first_bad.name} ({first_bad.verdict})"
+    return "\n".join([*lines, summary])

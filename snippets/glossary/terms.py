@@ -531,6 +531,15 @@ TERMS = [
          "For a linear primitive, the map from the cotangent of its output to the cotangent of "
          "its linear input; running a tangent program backwards through these rules gives the VJP.",
          ("part1/linearize-and-transpose.md",)),
+    # terms of your_own_backward
+    Term("tolerance (rtol, atol)", "容差 (相对、绝对)",
+         "How far a computed value $m$ may lie from a reference $r$ and still count as equal: "
+         "$|m - r| \\le \\mathrm{atol} + \\mathrm{rtol}\\,|r|$, entry by entry.",
+         ("part3/your-own-backward.md", "part3/gradient-checking-at-scale.md")),
+    Term("relative error", "相对误差",
+         "An error divided by the size of the value it is an error of, $|m - n| / |n|$; undefined "
+         "where the value is zero, which is why a per-entry check adds an absolute floor.",
+         ("part3/gradient-checking-at-scale.md",)),
 ]
 
 

@@ -49,6 +49,16 @@ PLAN = [
         "part3/normalization.md",
         "LayerNorm, RMSNorm and BatchNorm at inference",
     ),
+    (
+        "Part III · A network by hand",
+        "part3/your-own-backward.md",
+        "write the backward pass; a checker compares it",
+    ),
+    (
+        "Part III · A network by hand",
+        "part3/gradient-checking-at-scale.md",
+        "float32 and float64 steps, per-entry tolerances, sample sizes",
+    ),
     ("Reference", "reference/api.md", "the public API, from the docstrings"),
     ("Reference", "reference/package-map.md", "every module of `ad_core`, and the order they import"),
     ("Reference", "reference/glossary.md", "every term, in English and Chinese"),

@@ -79,7 +79,7 @@ class TrainingRun:
 
 @functools.cache
 def train_by_hand(
-    steps: int = 3000, seed: int = 7, lr: float = 0.1, checkpoint_every: int = 250
+    steps: int = 10000, seed: int = 7, lr: float = 0.2, checkpoint_every: int = 250
 ) -> TrainingRun:
     """Seeded SGD on minibatches of ``BATCH_SIZE`` using ``backward_by_hand`` only.
 

@@ -112,3 +112,83 @@ def test_check_grads_goes_to_higher_orders_with_respect_to_nested_containers(rng
     check_grads(lambda p: anp.sum(square(p[0])), order=1)(params)
     with pytest.raises(GradientCheckError, match="order 2"):
         check_grads(lambda p: anp.sum(square(p[0])), order=2)(params)
+
+
+# ---------------------------------------------------------------------------------------------
+# compare_gradients: the reader's per-tensor check of a hand-written backward pass
+# ---------------------------------------------------------------------------------------------
+
+
+def _reference() -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(3)
+    return {"W": rng.standard_normal((3, 4)), "b": rng.standard_normal(4), "h": rng.standard_normal((2, 4))}
+
+
+def test_compare_gradients_gives_each_verdict_in_reference_order() -> None:
+    from ad_core.test_util import compare_gradients
+
+    ref = _reference()
+    mine = {"h": ref["h"] * (1 + 1e-9), "W": ref["W"].copy(), "b": ref["b"] + 1e-3}
+    diffs = compare_gradients(mine, ref)
+    assert [d.name for d in diffs] == ["W", "b", "h"]
+    assert [d.verdict for d in diffs] == ["exact", "wrong", "approximate"]
+    assert [d.exact for d in diffs] == [True, False, False]
+    assert [d.approximate for d in diffs] == [True, False, True]
+    assert diffs[0].max_abs_diff == 0.0
+    assert diffs[1].max_abs_diff == pytest.approx(1e-3, rel=1e-9)
+    assert diffs[2].max_abs_diff == pytest.approx(np.max(np.abs(ref["h"])) * 1e-9, rel=1e-6)
+
+
+def test_compare_gradients_names_a_shape_mismatch_instead_of_broadcasting() -> None:
+    from ad_core.test_util import compare_gradients, gradient_report
+
+    ref = _reference()
+    # (1, 4) broadcasts against (4,): np.allclose alone would call it close.
+    assert np.allclose(ref["b"][None, :], ref["b"])
+    diffs = compare_gradients({"W": ref["W"], "b": ref["b"][None, :], "h": ref["h"]}, ref)
+    bad = diffs[1]
+    assert (bad.verdict, bad.shape, bad.reference_shape) == ("shape mismatch", (1, 4), (4,))
+    assert not bad.approximate
+    report = gradient_report(diffs)
+    assert "SHAPE MISMATCH: yours (1, 4), expected (4,)" in report
+    assert report.splitlines()[-1] == "2 of 3 gradients agree; the first that does not: b (shape mismatch)"
+
+
+def test_compare_gradients_reports_cells_not_filled_in_and_missing_names() -> None:
+    from ad_core.test_util import compare_gradients, gradient_report
+
+    ref = _reference()
+    diffs = compare_gradients({"W": ..., "b": None}, ref)
+    assert [d.verdict for d in diffs] == ["not filled in", "not filled in", "missing"]
+    assert not any(d.ok for d in diffs)
+    assert gradient_report(diffs).splitlines()[-1] == (
+        "0 of 3 gradients agree; the first that does not: W (not filled in)"
+    )
+
+
+def test_compare_gradients_refuses_unknown_names_and_non_numeric_values() -> None:
+    from ad_core.test_util import compare_gradients
+
+    ref = _reference()
+    with pytest.raises(ValueError, match=r"compare_gradients: argument `mine` has names .*\['dW'\]"):
+        compare_gradients({"dW": ref["W"]}, ref)
+    message = r"compare_gradients: argument `mine`, entry 'b'.*dtype <U3 of shape \(\)"
+    with pytest.raises(TypeError, match=message):
+        compare_gradients({"b": "0.1"}, ref)
+
+
+def test_compare_gradients_default_tolerance_is_torch_allclose_default() -> None:
+    """The docstring says the defaults are those of `torch.allclose` (PyTorch 2.13): entries on
+    each side of the boundary atol + rtol * |r| get the same verdict from both."""
+    torch = pytest.importorskip("torch")
+    from ad_core.test_util import compare_gradients
+
+    reference = np.array([0.0, 1.0, 100.0])
+    for factor in (0.9, 1.1):
+        offsets = factor * (1e-8 + 1e-5 * np.abs(reference))
+        for i in range(reference.size):
+            mine = reference.copy()
+            mine[i] += offsets[i]
+            ours = compare_gradients({"x": mine}, {"x": reference})[0].approximate
+            theirs = bool(torch.allclose(torch.tensor(mine), torch.tensor(reference)))
+            assert ours == theirs == (factor < 1), (factor, i)

@@ -82,7 +82,7 @@ def test_training_is_deterministic_and_its_results_are_on_the_page(text: str, ht
     for name in model.PARAM_NAMES:
         np.testing.assert_array_equal(first.params[name], second.params[name])
     assert first.checkpoints == second.checkpoints
-    shown = [(step, val) for step, val in second.checkpoints if step % 750 == 0]
+    shown = [(step, val) for step, val in second.checkpoints if step % 1250 == 0]
     assert len(shown) >= 3
     for step, val in shown:
         rows = [line for line in text.splitlines() if line.startswith(f"| {step} |")]
@@ -161,15 +161,89 @@ def test_step_zero_validation_loss_is_explained_and_computed(text: str) -> None:
     assert f"the step-zero loss is {val_calibrated:.4f}" in text
 
 
-def test_validation_loss_is_below_the_training_set_loss_with_the_same_frozen_statistics(text: str) -> None:
-    """The page explains why the validation loss sits below the minibatch loss: the minibatch
-    loss is averaged over moving parameters in training mode, and the split itself is easier (the
-    whole training set, with the same frozen statistics, has the higher loss). The page once gave
-    only the first reason."""
+def test_training_set_loss_is_a_little_below_the_validation_loss_with_the_same_frozen_statistics(
+    text: str,
+) -> None:
+    """The page says the run levels off and that, with the same frozen statistics, the training
+    set's loss is now slightly below the validation loss (a short run once had it the other way
+    round, and the page said so): both orderings and the size of the gap are checked."""
     run, splits = training.train_by_hand(), names_data.make_splits()
     mean, var = training.calibrate_batchnorm(run.params, splits.Xtr)
     train = training.evaluate_loss(run.params, splits.Xtr, splits.Ytr, mean, var)
     validation = training.evaluate_loss(run.params, splits.Xva, splits.Yva, mean, var)
-    last_minibatches = float(np.mean(run.losses[-100:]))
-    assert validation < train < last_minibatches
-    assert "has a slightly higher loss than the validation set" in " ".join(text.split())
+    assert train < validation < train + 0.1
+    words = " ".join(text.split())
+    assert "whole training set now has a slightly lower loss than the validation set" in words
+    assert "levels off" in text
+
+
+def _train_in_pytorch(torch, steps: int, seed: int, lr: float) -> dict:
+    """The page's training run redone with PyTorch 2.13's autograd: the same initial parameters,
+    the same minibatches (the same seeded generator drawing the same indices), the same model
+    (BatchNorm with the variance divided by n - 1), the same SGD schedule and running statistics;
+    `loss.backward()` instead of `backward_by_hand`, float64 throughout."""
+    splits = names_data.make_splits()
+    params = {name: torch.tensor(value, requires_grad=True) for name, value in model.init_params().items()}
+    rng = np.random.default_rng(seed)
+    running_mean = torch.zeros((1, model.N_HIDDEN), dtype=torch.float64)
+    running_var = torch.ones((1, model.N_HIDDEN), dtype=torch.float64)
+    Xtr, Ytr = torch.from_numpy(splits.Xtr), torch.from_numpy(splits.Ytr)
+    losses = np.empty(steps)
+    p = params
+    for step in range(steps):
+        index = torch.from_numpy(rng.integers(0, splits.Xtr.shape[0], size=model.BATCH_SIZE))
+        Xb, Yb = Xtr[index], Ytr[index]
+        hprebn = p["C"][Xb].reshape(len(Xb), -1) @ p["W1"] + p["b1"]
+        mean = hprebn.mean(0, keepdim=True)
+        var = hprebn.var(0, keepdim=True, correction=1)
+        hpreact = p["bngain"] * (hprebn - mean) * (var + model.BN_EPS) ** -0.5 + p["bnbias"]
+        logits = torch.tanh(hpreact) @ p["W2"] + p["b2"]
+        loss = torch.nn.functional.cross_entropy(logits, Yb)
+        for tensor in p.values():
+            tensor.grad = None
+        loss.backward()
+        rate = lr if step < steps * 2 // 3 else lr / 10
+        with torch.no_grad():
+            for tensor in p.values():
+                tensor -= rate * tensor.grad
+            running_mean = (1 - model.BN_MOMENTUM) * running_mean + model.BN_MOMENTUM * mean
+            running_var = (1 - model.BN_MOMENTUM) * running_var + model.BN_MOMENTUM * var
+        losses[step] = loss.item()
+    return {
+        "params": {name: tensor.detach().numpy() for name, tensor in p.items()},
+        "losses": losses,
+        "running_mean": running_mean.numpy(),
+        "running_var": running_var.numpy(),
+    }
+
+
+def test_training_run_matches_the_same_run_in_pytorch(text: str) -> None:
+    """The page's run and the same run in PyTorch 2.13 end at the same losses: the last minibatch
+    losses, and the validation loss with the running BatchNorm statistics and with calibrated
+    ones, and every parameter. They differ only in rounding (hand-written gradients against
+    autograd's), which this run carries along without amplifying it past the tolerance."""
+    torch = pytest.importorskip("torch")
+    assert torch.__version__.startswith("2.13"), torch.__version__
+    run = training.train_by_hand()
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # tiny tensors: threads only contend (minutes instead of seconds)
+    try:
+        theirs = _train_in_pytorch(torch, run.steps, run.seed, float(run.learning_rates[0]))
+    finally:
+        torch.set_num_threads(threads)
+    splits = names_data.make_splits()
+    # measured: they agree to about 1e-15 relative over the whole run; 1e-9 leaves room
+    np.testing.assert_allclose(theirs["losses"], run.losses, rtol=1e-9)
+    for name in model.PARAM_NAMES:
+        theirs_param = theirs["params"][name]
+        np.testing.assert_allclose(theirs_param, run.params[name].reshape(theirs_param.shape),
+                                   rtol=1e-9, atol=1e-12, err_msg=name)
+    ours_val = training.evaluate_loss(run.params, splits.Xva, splits.Yva, run.running_mean, run.running_var)
+    their_val = training.evaluate_loss(
+        theirs["params"], splits.Xva, splits.Yva, theirs["running_mean"], theirs["running_var"]
+    )
+    assert their_val == pytest.approx(ours_val, rel=1e-9)
+    assert their_val == pytest.approx(run.checkpoints[-1][1], rel=1e-9)
+    calibrated = training.calibrate_batchnorm(theirs["params"], splits.Xtr)
+    their_calibrated = training.evaluate_loss(theirs["params"], splits.Xva, splits.Yva, *calibrated)
+    assert f"{their_calibrated:.4f}" in row_starting_with(text, "calibrated on the training set")

@@ -1,0 +1,143 @@
+"""The central-difference error against the step h on the network's loss, in float32 and float64."""
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+
+from bookkit import checked, given, load_snippet_module, md_table, svg_figure, text
+
+net = load_snippet_module(Path(__file__).with_name("_network_loss.py"))
+example, by_hand = net.example, net.worked.by_hand
+
+STEPS = 10.0 ** np.arange(-0.5, -9.01, -0.5)
+DIRECTIONS = 8
+DTYPES = (np.float32, np.float64)
+loss0 = net.loss(example.params)
+
+
+def directional_gradient(direction, t: float) -> float:
+    """<grad L(x + t d), d> in float64, from the hand-written backward pass (which the two
+    chapters before check against the engine)."""
+    params = {n: example.params[n] + t * direction[n] for n in net.PARAM_NAMES}
+    cache = net.model.forward(params, example.Xb, example.Yb)
+    grads = by_hand.backward_by_hand(params, cache, example.Xb, example.Yb)
+    return net.directional_exact(direction, {n: np.reshape(grads[n], params[n].shape) for n in params})
+
+
+# --8<-- [start:sweep]
+errors = {dtype: np.empty((DIRECTIONS, STEPS.size)) for dtype in DTYPES}
+third = np.empty(DIRECTIONS)  # |L'''| along each direction
+for k in range(DIRECTIONS):
+    d = net.random_unit_direction(seed=k)
+    exact = net.directional_exact(d, example.engine)
+    for dtype in DTYPES:
+        for j, h in enumerate(STEPS):
+            estimate = net.directional_difference(d, h, dtype)
+            errors[dtype][k, j] = abs(estimate - exact) / abs(exact)
+    t = 1e-2  # L''' as a second difference of the exact first derivative
+    third[k] = abs(directional_gradient(d, t) - 2 * exact + directional_gradient(d, -t)) / t**2
+median_error = {dtype: np.median(errors[dtype], axis=0) for dtype in DTYPES}
+# --8<-- [end:sweep]
+
+# The prediction: rounding error ~ eps |L| / h, truncation ~ h^2 |L'''| / 6, smallest where
+# they balance, at h* = (3 eps |L| / |L'''|)^(1/3).
+rows, best_steps = [], {}
+for dtype in DTYPES:
+    eps = float(np.finfo(dtype).eps)
+    predicted = (3 * eps * abs(loss0) / np.median(third)) ** (1 / 3)
+    j = int(np.argmin(median_error[dtype]))
+    best_steps[dtype] = STEPS[j]
+    # the summary's "roughly eps^(2/3) relative" at the best step: within a decade
+    assert abs(np.log10(median_error[dtype][j] / eps ** (2 / 3))) <= 1.0, (dtype, median_error[dtype][j])
+    # the measured best step lies within a decade of the prediction
+    assert abs(np.log10(STEPS[j] / predicted)) <= 1.0, (dtype, STEPS[j], predicted)
+    # the rule of thumb eps^(1/3) is off by the factor (3 |L| / |L'''|)^(1/3), the same in both types
+    scale = (3 * abs(loss0) / np.median(third)) ** (1 / 3)
+    rows.append(
+        [
+            given(np.dtype(dtype).name, shown_as=lambda v: f"`{v}`"),
+            given(eps, shown_as=lambda v: f"{v:.1e}"),
+            checked(eps ** (1 / 3), against=float(np.cbrt(eps)), rtol=1e-12, shown_as=lambda v: f"{v:.1e}"),
+            checked(predicted, against=scale * eps ** (1 / 3), rtol=1e-12, shown_as=lambda v: f"{v:.1e}"),
+            checked(
+                float(STEPS[j]),
+                against=float(STEPS[np.argmin(np.median(errors[dtype], axis=0))]),
+                shown_as=lambda v: f"{v:.0e}",
+            ),
+            checked(
+                float(median_error[dtype][j]),
+                against=float(np.min(median_error[dtype])),
+                shown_as=lambda v: f"{v:.0e}",
+            ),
+        ]
+    )
+print(
+    md_table(
+        [
+            "dtype",
+            "$\\epsilon$",
+            "$\\epsilon^{1/3}$",
+            "predicted best $h$",
+            "measured best $h$",
+            "median relative error there",
+        ],
+        rows,
+        align=["left", "right", "right", "right", "right", "right"],
+    )
+)
+print()
+
+# Below h*, rounding dominates: halving the decade must raise the float64 error.
+j64 = int(np.argmin(median_error[np.float64]))
+assert median_error[np.float64][-1] > 100 * median_error[np.float64][j64]
+ratio = median_error[np.float32][int(np.argmin(median_error[np.float32]))] / median_error[np.float64][j64]
+print(
+    text(
+        "The error is the median over {k} random unit directions in the parameter space of all {n} "
+        "parameters, relative to the exact directional derivative (from `ad_core`'s gradient). "
+        "The rule of thumb $h \\approx \\epsilon^{{1/3}}$ assumes $|L| \\approx |L'''|$; here the "
+        "loss is {loss:.2f} and its third derivative along a unit direction a median of {third:.1e}, "
+        "so the best step is larger by $(3|L|/|L'''|)^{{1/3}} \\approx$ {scale:.0f} in both types. "
+        "At its best step float32 is about {ratio} times less accurate than float64: a float32 "
+        "check needs a tolerance near {tol32:.0e}, a float64 check can use one near {tol64:.0e}.",
+        k=given(DIRECTIONS),
+        n=checked(
+            sum(v.size for v in example.params.values()),
+            against=sum(np.size(example.engine[name]) for name in net.PARAM_NAMES),
+        ),
+        loss=checked(loss0, against=float(example.cache["loss"]), rtol=1e-15),
+        third=checked(
+            float(np.median(third)),
+            against=float(np.sort(third)[DIRECTIONS // 2 - 1 : DIRECTIONS // 2 + 1].mean()),
+        ),
+        scale=checked(
+            (3 * abs(loss0) / np.median(third)) ** (1 / 3),
+            against=float(rows[1][3].value / rows[1][2].value),
+            rtol=1e-9,
+        ),
+        ratio=checked(
+            float(ratio),
+            against=float(rows[0][5].value / rows[1][5].value),
+            shown_as=lambda v: f"$10^{{{int(np.floor(np.log10(v)))}}}$",
+        ),
+        tol32=given(10 * float(rows[0][5].value), shown_as=lambda v: f"{v:.0e}"),
+        tol64=given(10 * float(rows[1][5].value), shown_as=lambda v: f"{v:.0e}"),
+    )
+)
+print()
+
+fig, ax = plt.subplots(figsize=(7, 3.8))
+for dtype, color in zip(DTYPES, ("#e65100", "#3949ab"), strict=True):
+    ax.loglog(STEPS, median_error[dtype], "o-", color=color, markersize=3, label=np.dtype(dtype).name)
+    ax.axvline(np.finfo(dtype).eps ** (1 / 3), color=color, linestyle=":", linewidth=1)
+ax.invert_xaxis()
+ax.set_xlabel("step h (dotted: eps^(1/3))")
+ax.set_ylabel("median relative error")
+ax.legend(fontsize=8)
+fig.tight_layout()
+print(svg_figure(fig, alt="Central-difference error against the step in float32 and float64"))
+plt.close(fig)
