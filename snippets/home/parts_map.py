@@ -30,6 +30,7 @@ PLAN = [
         "part3/batchnorm-embedding.md",
         "BatchNorm, the input layer and the embedding",
     ),
+    ("Part IV · The gradient as a program", "part4/from-trace-to-program.md", "a trace staged as a program"),
     ("Reference", "reference/api.md", "the public API, from the docstrings"),
     ("Reference", "reference/glossary.md", "every term, in English and Chinese"),
 ]

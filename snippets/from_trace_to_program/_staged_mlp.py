@@ -1,0 +1,56 @@
+"""Part III's model, staged: the loss as a function of the parameter dict, and its staged
+value_and_grad on one seeded minibatch. Hidden helper for this chapter's snippets."""
+
+import ad_core.numpy as anp
+from ad_core import stage, value_and_grad
+from ad_core.staging import _refs_in
+from bookkit import load_snippet_module
+
+model = load_snippet_module("snippets/network_by_hand/_model.py")
+forward, init_params, sample_batch = model.forward, model.init_params, model.sample_batch
+
+
+def loss(params, Xb, Yb):
+    return forward(params, Xb, Yb, xp=anp)["loss"]
+
+
+params = init_params()
+Xb, Yb = sample_batch(seed=0)
+eager_step = value_and_grad(loss)
+staged_step = stage(eager_step)
+program = staged_step.program(params, Xb, Yb)
+raw = staged_step.raw_program(params, Xb, Yb)
+
+
+def count_calls(listing: str) -> int:
+    """Primitive calls counted from a listing's text: the lines that assign a value."""
+    return sum(1 for line in listing.splitlines() if " = " in line and not line.strip().startswith("#"))
+
+
+def brute_force_peak(program) -> int:
+    """Peak live bytes counted by buffers instead of by deaths: a call that neither views nor
+    reuses allocates a buffer; the buffer lives from that call to the last call that reads any
+    value held in it (the value, its views, the results written into it), or to the end if the
+    function returns one of them. The peak is the largest sum over the buffers alive at a call."""
+    buffer_of, start, size = {}, {}, {}
+    for index, op in enumerate(program.ops):
+        info = program.info[op.out]
+        if op.reuses is not None:
+            buffer_of[op.out] = buffer_of[op.reuses]
+        elif info.view_of is not None:
+            buffer_of[op.out] = buffer_of.get(info.view_of)
+        else:
+            buffer_of[op.out] = op.out
+            start[op.out], size[op.out] = index, info.nbytes
+    stop = dict(start)
+    for index, op in enumerate(program.ops):
+        for var in _refs_in((op.args, op.kwargs)):
+            if buffer_of.get(var) is not None:
+                stop[buffer_of[var]] = max(stop[buffer_of[var]], index)
+        if buffer_of[op.out] is not None:
+            stop[buffer_of[op.out]] = max(stop[buffer_of[op.out]], index)
+    for var in _refs_in(program.outputs):
+        if buffer_of.get(var) is not None:
+            stop[buffer_of[var]] = len(program.ops)
+    return max((sum(size[b] for b in start if start[b] <= index <= stop[b])
+                for index in range(len(program.ops))), default=0)

@@ -1,0 +1,79 @@
+"""Each optimisation pass on a small example of its own and on Part III's training step."""
+
+from pathlib import Path
+
+import numpy as np
+
+import ad_core.numpy as anp
+from ad_core import grad, stage
+from ad_core.staging import (
+    eliminate_common_subexpressions,
+    eliminate_dead_code,
+    fold_shape_only,
+    reuse_dead_buffers,
+)
+from bookkit import checked, load_snippet_module, md_table
+
+helpers = load_snippet_module(Path(__file__).with_name("_staged_mlp.py"))
+x = np.linspace(-1.0, 1.0, 4)
+
+# --8<-- [start:examples]
+examples = {
+    "fold shape-only work": lambda x: anp.sum(x * anp.ones_like(x) + anp.zeros_like(x)),
+    "common-subexpression elimination": lambda x: anp.sin(x) * anp.sin(x),
+    "dead-code elimination": grad(lambda x: anp.sum(anp.sin(x)) * 3.0),
+    "reuse dead buffers": lambda x: anp.exp(anp.sin(anp.cos(anp.tanh(x)))),
+}
+# --8<-- [end:examples]
+passes = {
+    "fold shape-only work": fold_shape_only,
+    "common-subexpression elimination": eliminate_common_subexpressions,
+    "dead-code elimination": eliminate_dead_code,
+    "reuse dead buffers": reuse_dead_buffers,
+}
+
+
+def code(line: str) -> str:
+    return f"`{line}`"
+
+
+rows = []
+for name, fun in examples.items():
+    before = stage(fun).raw_program(x)
+    after = passes[name](before)
+    report = after.passes[-1]
+    touched = report.removed or report.changed
+    assert touched, name
+    rows.append([
+        name,
+        checked(report.before, against=helpers.count_calls(str(before))),
+        checked(report.after, against=helpers.count_calls(str(after))),
+        checked(before.peak_bytes, against=helpers.brute_force_peak(before)),
+        checked(after.peak_bytes, against=helpers.brute_force_peak(after)),
+        "<br>".join(code(line) for line in touched),
+    ])
+    # The pass changes the program, never the result.
+    assert np.array_equal(after.compile()(x), before.compile()(x))
+print(md_table(["pass", "calls before", "calls after", "peak bytes before", "peak bytes after",
+                "lines removed (or, for buffer reuse, rewritten)"], rows))
+print()
+
+# Part III's step, one pass after another, from the program as traced.
+program = helpers.raw
+mlp_rows = []
+for name, optimise in passes.items():
+    result = optimise(program)
+    report = result.passes[-1]
+    mlp_rows.append([
+        name,
+        checked(report.before, against=helpers.count_calls(str(program))),
+        checked(report.after, against=helpers.count_calls(str(result))),
+        checked(result.peak_bytes, against=helpers.brute_force_peak(result)),
+        checked(len(report.removed or report.changed),
+                against=abs(report.before - report.after) if report.removed else sum(
+                    op.reuses is not None for op in result.ops)),
+    ])
+    program = result
+assert program.source == helpers.program.source  # the same passes stage() runs, in its order
+print(md_table(["pass on Part III's training step", "calls before", "calls after",
+                "peak live bytes after", "lines removed or rewritten"], mlp_rows))
