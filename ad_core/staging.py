@@ -828,6 +828,10 @@ class _Recorder:
             if local.get("level") == self.level and local.get("parents") is not None:
                 value = box._value
                 return value if dtype is None else np.asarray(value, dtype=dtype)
+            if frame is not None:  # the tracer called the raw function itself, unrecorded
+                name = getattr(local.get("f_raw"), "__name__", "a primitive")
+                self.refuse(f"{name} got a traced value inside an argument (an index tuple) "
+                            "while its arrays were not traced at this level")
             self.refuse("a traced value was converted to a plain NumPy array (np.asarray, or a "
                         "NumPy function called on it), which would cut it out of the program")
         return _EAGER["ArrayBox.__array__"](box, dtype, copy)

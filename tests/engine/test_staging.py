@@ -427,6 +427,18 @@ def test_a_notrace_function_bound_elsewhere_is_refused_not_replayed_as_a_constan
     assert "floor" in staged.program(x).counts()
 
 
+def test_a_traced_index_into_an_array_untraced_at_the_staging_level_is_refused(rng) -> None:
+    """Differentiating with respect to a closed-over table indexed by traced ids: at the staging
+    level the table is plain, so the tracer calls NumPy itself and no node records the call."""
+    table = rng.standard_normal((5, 3))
+
+    def f(ids):
+        return grad(lambda table: anp.sum(table[ids, 0]))(table)
+
+    with pytest.raises(StagingError, match="array_getitem got a traced value inside an argument"):
+        stage(f)(np.array([1, 2, 2]))
+
+
 def test_integer_scalars_and_comparisons_of_inputs_stay_in_the_program(rng) -> None:
     """`ids[0]` is a NumPy integer scalar and `x > y` a boolean array, neither of which the
     eager tracer keeps boxed; staged, both are recomputed from the inputs on every call."""
