@@ -850,12 +850,16 @@ class _Recorder:
         of the tracer's own `getval`; `_watching` replaces every such wrapper it finds in the
         package's namespaces, so a wrapper reached here was imported elsewhere by name. If it
         reads one of our values it is refused, since its plain result would leave the program;
-        shape and type queries are answered."""
+        shape and type queries are answered. Any other caller (an observer from outside, such as
+        the mutation tests' harness reading a rule's output) gets the value, as it would from the
+        eager `getval`: only the wrapper's call, from its argument loop, is a leak."""
         if self.is_ours(self.outermost(x)):
             caller = sys._getframe(1)
-            while caller is not None and caller.f_code is not _NOTRACE_CODE:
+            if caller.f_code.co_name == "<genexpr>":  # the wrapper's `(getval(arg) for ...)`
                 caller = caller.f_back
-            f_raw = caller.f_locals.get("f_raw") if caller is not None else None
+            if caller is None or caller.f_code is not _NOTRACE_CODE:
+                return getval(x)
+            f_raw = caller.f_locals.get("f_raw")
             if f_raw not in SHAPE_QUERIES and f_raw not in TYPE_QUERIES:
                 name = getattr(f_raw, "__name__", "a function without a derivative")
                 self.refuse(f"{name} (a notrace_primitive imported by name) reads a traced value "

@@ -21,7 +21,7 @@ from .formatting import (
     text,
 )
 from .snippet_modules import load_snippet_module
-from .source import engine_index, show_source, source_location, source_map
+from .source import engine_index, show_excerpt, show_source, source_location, source_map
 
 __all__ = [
     "Derivation",
@@ -44,6 +44,7 @@ __all__ = [
     "md_table",
     "mermaid_graph",
     "observed",
+    "show_excerpt",
     "show_source",
     "source_location",
     "source_map",

@@ -165,6 +165,34 @@ def show_source(obj: Any, hl_lines: Iterable[int] = ()) -> str:
 
 
 
+def show_excerpt(obj: Any, start: str, end: str | None = None, *, full_listing: str,
+                 hl_lines: Iterable[int] = ()) -> str:
+    """The lines of `obj`'s live source from the one matching `start` to the one matching `end`
+    (regular expressions, as in `source_line`; `end=None` is the start line alone), numbered with
+    the file's own line numbers, and a caption that links to the page listing `obj` in full.
+
+    An engine function is listed in full on one page only (`tests/snippets/test_every_page.py`
+    counts the full listings); elsewhere a page shows the lines it discusses with this."""
+    path, first, last = source_location(obj)
+    _, from_line, _ = source_line(obj, start)
+    _, to_line, _ = source_line(obj, end) if end is not None else (path, from_line, "")
+    if to_line < from_line:
+        raise ValueError(f"{end!r} matches line {to_line}, above {start!r} at line {from_line}")
+    file_lines = (REPO_ROOT / path).read_text(encoding="utf-8").splitlines()
+    code = textwrap.dedent("\n".join(file_lines[from_line - 1 : to_line]))
+    options = f'linenums="{from_line}"'
+    highlighted = sorted(set(hl_lines))
+    if highlighted:
+        outside = [line for line in highlighted if not from_line <= line <= to_line]
+        if outside:
+            raise ValueError(f"lines {outside} are outside {path} lines {from_line}{_EN_DASH}{to_line}")
+        options += ' hl_lines="' + " ".join(str(line - from_line + 1) for line in highlighted) + '"'
+    span = f"line {from_line}" if from_line == to_line else f"lines {from_line}{_EN_DASH}{to_line}"
+    caption = (f"`{path}` · `{_symbol_name(obj)}` · {span} of {first}{_EN_DASH}{last} "
+               f"(listed in full in {full_listing})")
+    return Rendered(f"{caption}\n\n```python {options}\n{code}\n```\n")
+
+
 @dataclass(frozen=True)
 class RuleRegistration:
     """One top-level `defvjp(<primitive>, ...)` statement of a rules module, as the file has it."""

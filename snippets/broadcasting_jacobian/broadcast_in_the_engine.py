@@ -5,7 +5,7 @@ from pathlib import Path
 from ad_core.core import add_cotangents, backward_pass
 from ad_core.extend import unbroadcast, unbroadcast_f
 from ad_core.numpy.wrapper import metadata
-from bookkit import load_snippet_module, md_table, show_source, source_map, text
+from bookkit import load_snippet_module, md_table, show_excerpt, source_map, text
 
 print(
     source_map(
@@ -30,7 +30,8 @@ print(
     )
 )
 print()
-print(show_source(unbroadcast))
+print(show_excerpt(unbroadcast, r"while _ndim\(x\) > target_ndim", r"x = anp\.real\(x\)",
+                   full_listing="[Broadcasting in reverse](../part1/broadcasting-in-reverse.md)"))
 print()
 
 

@@ -427,6 +427,36 @@ def test_a_notrace_function_bound_elsewhere_is_refused_not_replayed_as_a_constan
     assert "floor" in staged.program(x).counts()
 
 
+def test_an_observer_reading_a_traced_value_gets_it_and_a_wrong_rule_reaches_the_program(rng) -> None:
+    """Code outside the function that reads a value with `tracer.getval` during the staging
+    trace (the mutation tests' harness, which wraps each rule's output) gets the value, as it
+    would eagerly; only the notrace wrapper's own call is a leak. A rule changed from outside
+    during the staging is what the program runs, so a wrong rule fails a staged page too."""
+    from ad_core.core import VJPNode
+
+    seen = []
+    original_init = VJPNode.__init__
+
+    def negated_rules_init(self, *args):
+        original_init(self, *args)
+        seen.append(np.shape(tracer.getval(args[0])))
+        self.vjps = tuple(lambda g, vjp=vjp: -vjp(g) for vjp in self.vjps)
+
+    def f(x):
+        return anp.sum(anp.tanh(x) * x)
+
+    x = rng.standard_normal(4)
+    VJPNode.__init__ = negated_rules_init
+    try:
+        wrong = stage(grad(f))(x)
+    finally:
+        VJPNode.__init__ = original_init
+    assert seen and all(shape in ((4,), ()) for shape in seen)
+    right = stage(grad(f))(x)
+    assert_bitwise(right, grad(f)(x))
+    assert not np.allclose(wrong, right)
+
+
 def test_a_traced_index_into_an_array_untraced_at_the_staging_level_is_refused(rng) -> None:
     """Differentiating with respect to a closed-over table indexed by traced ids: at the staging
     level the table is plain, so the tracer calls NumPy itself and no node records the call."""

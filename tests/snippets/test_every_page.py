@@ -43,3 +43,28 @@ def test_every_executed_block_rendered(built_site: Path, page: str) -> None:
 def test_chapter_ends_with_collapsible_exercises(built_site: Path, page: str) -> None:
     html = page_html(built_site, page)
     assert html.count('<details class="question"') >= 3
+
+
+def full_listings(text: str) -> list[str]:
+    """The symbols whose source a page lists in full: `show_source`'s caption ends with the line
+    span; `show_excerpt`'s says which lines of which span, and where the full listing is."""
+    import re
+
+    return re.findall(r"(\S+\.py) · (\S+) · lines \d+\u2013\d+\s*$", text, flags=re.MULTILINE)
+
+
+def test_each_engine_function_is_listed_in_full_on_one_page_only(built_site: Path) -> None:
+    pages_of: dict[tuple[str, str], list[str]] = {}
+    for page in PAGES:
+        for listing in full_listings(page_text(built_site, page)):
+            pages_of.setdefault(listing, []).append(page)
+    repeated = {f"{path}::{name}": pages for (path, name), pages in pages_of.items() if len(pages) > 1}
+    assert len(pages_of) > 20, "the full listings were not found: has show_source's caption changed?"
+    assert repeated == {}
+
+
+def test_the_listing_count_tells_a_full_listing_from_an_excerpt() -> None:
+    page = ("ad_core/core.py · backward_pass · lines 257\u2013276\n\ncode\n"
+            "ad_core/core.py · backward_pass · lines 273\u2013275 of 257\u2013276 "
+            "(listed in full in x)\n")
+    assert full_listings(page) == [("ad_core/core.py", "backward_pass")]
