@@ -47,14 +47,21 @@ and `Staged.program(...).passes` lists what each one did:
   last call that reads it; the listing can show where each value dies, and `peak_bytes` is the
   largest total size of the values alive at once, computed from the program's shapes and dtypes
   (a view, such as a reshape, costs no bytes of its own and keeps what it views alive).
+* **calling NumPy directly** (`call_numpy_directly`): `ad_core.numpy`'s `sum`, `mean`, `max`,
+  `var`, `reshape` and indexing check their argument's type and dtype on every call before
+  they reach NumPy's C functions, and NumPy's own public functions (`dot`, `where`, ...) first
+  ask their arguments whether they override them (`__array_function__`). The cache key fixes
+  every argument's type, shape and dtype, so the program calls the C functions these end in
+  (`add.reduce`, `ndarray.reshape`, `operator.getitem`, NumPy's implementation of `dot`),
+  the same arithmetic in the same order.
 * **reusing dead buffers** (`reuse_dead_buffers`): an elementwise ufunc whose argument dies at
   that call writes its result into the argument's buffer (`out=`), so a large temporary is not
   freed and allocated again.
 
 What a program is specialised to, and what is refused:
 
-* **The cache key** is the structure of the arguments (lists, tuples, dicts), the shape and
-  dtype of every array (`numpy.ndarray` or NumPy scalar), and the value of every other
+* **The cache key** is the structure of the arguments (lists, tuples, dicts), the type, shape
+  and dtype of every array (`numpy.ndarray` or NumPy scalar), and the value of every other
   argument (a Python `float` or `int`, a string, `None`). A call with a new key stages again;
   a call with a known key replays.
 * **Inputs and constants.** Every array passed as an argument is an input, replaced on every
@@ -86,7 +93,9 @@ from __future__ import annotations
 
 import builtins
 import functools
+import inspect
 import linecache
+import operator
 import os
 import sys
 import traceback
@@ -106,6 +115,7 @@ __all__ = [
     "Program",
     "Staged",
     "StagingError",
+    "call_numpy_directly",
     "eliminate_common_subexpressions",
     "eliminate_dead_code",
     "fold_shape_only",
@@ -154,6 +164,7 @@ class VarInfo:
     dtype: np.dtype
     nbytes: int
     view_of: int | None  # the value whose memory this one views, if any
+    ndarray: bool = True  # an `numpy.ndarray` (not a NumPy scalar or a Python number)
 
 
 @dataclass
@@ -618,7 +629,178 @@ def reuse_dead_buffers(program: Program) -> Program:
     return result
 
 
-PASSES = (fold_shape_only, eliminate_common_subexpressions, eliminate_dead_code, reuse_dead_buffers)
+# The functions `ad_core.numpy` wraps for `sum`, `mean`, `max`, `var`, `reshape`: each checks its
+# argument's type and dtype on every call, then makes the calls below; the program knows both.
+_SUM, _MEAN, _VAR, _RESHAPE = (_anp.DIRECT_IMPLEMENTATIONS[f] for f in (np.sum, np.mean, np.var, np.reshape))
+# Bound once: each `np.add.reduce` is a new method object, and the generated source names a
+# function by its identity.
+_ADD_REDUCE = np.add.reduce
+_REDUCTIONS = {_SUM: (_ADD_REDUCE, "add.reduce")} | {
+    _anp.DIRECT_IMPLEMENTATIONS[f]: (reduce, f"{reduce.__self__.__name__}.reduce")
+    for f, reduce in ((np.max, np.maximum.reduce), (np.amax, np.maximum.reduce),
+                      (np.min, np.minimum.reduce), (np.amin, np.minimum.reduce))}
+_GETITEM = _anp.array_getitem.fun
+# The dtype kinds for which each wrapper's direct call is the one NumPy's function makes: for an
+# ndarray, `np.sum`, `np.max` and `np.min` call the ufunc's `reduce` whatever the dtype (the
+# wrappers check for floats only to stay out of the way of everything else); `np.mean` of
+# integers divides in float64 and `np.var` of complex numbers takes absolute values, so these two
+# are direct for the kinds the wrapper handles itself.
+_DIRECT_KINDS = {_MEAN: "fc", _VAR: "f"} | {fun: "biufc" for fun in _REDUCTIONS}
+# The type of NumPy's public functions (`np.dot`, `np.where`, ...): each first collects its
+# arguments' `__array_function__` overrides, then calls `__wrapped__`, its implementation.
+_DISPATCHER = type(np.dot)
+
+
+def _plain_arrays_only(program: Program, op: Op) -> bool:
+    """Whether every array `op` reads is an exact ndarray, and every constant an ndarray, a NumPy
+    scalar or dtype, or a Python literal: no argument then overrides `__array_function__`."""
+    refs_plain = builtins.all(program.info[var].ndarray for var in _refs_in((op.args, op.kwargs)))
+    return refs_plain and builtins.all(
+        type(const) is np.ndarray or isinstance(const, np.generic | np.dtype | type)
+        for const in _constants_in((op.args, op.kwargs)))
+
+
+def _reduction_arguments(op: Op) -> tuple:
+    """`(a, axis, dtype, out, keepdims, ddof, extra)` of a call of `sum`, `mean`, `max`, `min` or
+    `var`, bound by the wrapper's own signature (`max` has no `dtype`, only `var` a `ddof`)."""
+    bound = inspect.signature(op.fun).bind(*op.args, **op.kwargs)
+    bound.apply_defaults()
+    given = bound.arguments
+    return (given["a"], given["axis"], given.get("dtype"), given["out"], given["keepdims"],
+            given.get("ddof", 0), given["kwargs"])
+
+
+def _reduced_axes(shape: tuple, axis: Any) -> set[int]:
+    axes = range(len(shape)) if axis is None else (axis,) if isinstance(axis, int) else axis
+    return {a % len(shape) for a in axes}
+
+
+def _kept_shape(shape: tuple, axis: Any) -> tuple:
+    """The shape of a reduction over `axis` with `keepdims=True`."""
+    axes = _reduced_axes(shape, axis)
+    return tuple(1 if i in axes else n for i, n in enumerate(shape))
+
+
+def _direct_calls(op: Op, program: Program, new_var: Callable[[tuple, np.dtype], int]) -> list[Op] | None:
+    """The NumPy calls that `op`'s function makes for arguments of the shapes and dtypes the
+    program fixes, as ops of their own; None to keep `op` as it is."""
+    if op.fun is _GETITEM:  # `A[index]` is `getitem(A, index)`
+        return [Op(operator.getitem, "getitem", op.args, op.kwargs, op.out)]
+    if not op.args or not isinstance(op.args[0], Ref):
+        return None
+    a = program.info[op.args[0].var]
+    if not a.ndarray:
+        return None
+    if op.fun is _RESHAPE:
+        return [Op(np.ndarray.reshape, "ndarray.reshape", op.args, op.kwargs, op.out)]
+    if op.fun is np.transpose and len(op.args) == 1 and not op.kwargs:
+        return [Op(np.ndarray.transpose, "ndarray.transpose", op.args, {}, op.out)]
+    if isinstance(op.fun, _DISPATCHER) and _plain_arrays_only(program, op):
+        # NumPy's own function minus the `__array_function__` protocol, which only ever picks
+        # this implementation when no argument is anything but an ndarray or a NumPy scalar.
+        return [Op(op.fun.__wrapped__, op.name, op.args, op.kwargs, op.out)]
+    if op.fun not in _REDUCTIONS and op.fun not in (_MEAN, _VAR):
+        return None
+    x, axis, dtype, out, keepdims, ddof, extra = _reduction_arguments(op)
+    if dtype is not None or out is not None or extra or a.dtype.kind not in _DIRECT_KINDS[op.fun]:
+        return None  # NumPy's function does something else with these
+    if builtins.any(isinstance(arg, Ref) for arg in (axis, keepdims, ddof)):
+        return None  # a traced axis or flag: left to the wrapper
+    result = program.info[op.out]
+    # `add.reduce(a, axis, dtype, out, keepdims)`, positional (the fastest call); the trailing
+    # defaults are left out, so a line reads `add.reduce(t3, 0)`.
+    reduce_args = (x, axis, None, None, True) if keepdims else (x, axis)
+    if op.fun in _REDUCTIONS:
+        reduce, name = _REDUCTIONS[op.fun]
+        return [Op(reduce, name, reduce_args, {}, op.out)]
+    kept = _kept_shape(a.shape, axis)
+    count = 1  # the number of entries each result averages, as the wrapper counts them
+    for reduced in _reduced_axes(a.shape, axis):
+        count *= a.shape[reduced]
+    if op.fun is _MEAN:
+        total = new_var(result.shape, result.dtype)
+        return [Op(_ADD_REDUCE, "add.reduce", reduce_args, {}, total),
+                Op(np.divide, "divide", (Ref(total), count), {}, op.out)]
+    # var, by the steps of ad_core.numpy's `var` (which are NumPy's own)
+    total, mean, centred, squared, sum_sq = (new_var(kept, a.dtype), new_var(kept, a.dtype),
+                                             new_var(a.shape, a.dtype), new_var(a.shape, a.dtype),
+                                             new_var(result.shape, result.dtype))
+    return [Op(_ADD_REDUCE, "add.reduce", (x, axis, None, None, True), {}, total),
+            Op(np.divide, "divide", (Ref(total), count), {}, mean),
+            Op(np.subtract, "subtract", (x, Ref(mean)), {}, centred),
+            Op(np.multiply, "multiply", (Ref(centred), Ref(centred)), {}, squared),
+            Op(_ADD_REDUCE, "add.reduce", (Ref(squared), *reduce_args[1:]), {}, sum_sq),
+            Op(np.divide, "divide", (Ref(sum_sq), builtins.max(count - ddof, 0)), {}, op.out)]
+
+
+def _ufunc_consumers_only(program: Program, var: int) -> bool:
+    users = [op for op in program.ops if var in set(_refs_in((op.args, op.kwargs)))]
+    return bool(users) and builtins.all(_is_plain_ufunc(op) for op in users)
+
+
+def call_numpy_directly(program: Program) -> Program:
+    r"""Call what NumPy would call: the cache key fixes every argument's type, shape and dtype, so
+    the checks that `sum`, `mean`, `max`, `var`, `reshape`, `transpose` and indexing make on every
+    call are made once, here, and the program calls the C functions they end in: `add.reduce(a,
+    axis, dtype, out, keepdims)` (NumPy's positional order) for `sum`, `maximum.reduce` for
+    `max`, a reduction and a `divide` by the count for `mean`, NumPy's own steps for `var`
+    ($\sum (a - \bar a)^2 / (n - \text{ddof})$), `ndarray.reshape`, `ndarray.transpose`, and
+    `operator.getitem` for `A[index]`. A `broadcast_to` whose every reader is an elementwise
+    ufunc is removed, since the ufunc broadcasts its arguments itself (to the same shape, which
+    is checked). The same arithmetic runs in the same order, so the results are the same bits."""
+    info = dict(program.info)
+    next_var = builtins.max(info, default=-1) + 1
+
+    def new_var(shape: tuple, dtype: np.dtype) -> int:
+        nonlocal next_var
+        var, next_var = next_var, next_var + 1
+        size = int(np.prod(shape)) * np.dtype(dtype).itemsize
+        info[var] = VarInfo(tuple(shape), np.dtype(dtype), size, None, bool(shape))
+        return var
+
+    outputs = set(_refs_in(program.outputs))
+    alias: dict[int, int] = {}
+    new_ops: list[Op] = []
+    changed: list[str] = []
+    for op in program.ops:
+        if alias:
+            op = Op(op.fun, op.name, _substitute(op.args, lambda v: Ref(alias.get(v, v))),
+                    _substitute(op.kwargs, lambda v: Ref(alias.get(v, v))), op.out, op.shape_only,
+                    op.value)
+        if (op.fun is np.broadcast_to and isinstance(op.args[0], Ref) and op.out not in outputs
+                and _ufunc_consumers_only(program, op.out)
+                and program.info[op.args[0].var].dtype == program.info[op.out].dtype
+                and builtins.all(_broadcast_keeps_shape(program, user, op.out, op.args[0].var)
+                                 for user in program.ops if op.out in set(_refs_in(user.args)))):
+            alias[op.out] = op.args[0].var
+            continue
+        lowered = _direct_calls(op, program, new_var)
+        if lowered is None:
+            new_ops.append(op)
+            continue
+        new_ops.extend(lowered)
+        changed.append(f"{program.var_name(op.out)} = {program.call_text(op)}  ->  "
+                       + "; ".join(f"{lowered_op.name}(...)" for lowered_op in lowered))
+    result = Program(program.name, program.inputs, program.input_paths, new_ops,
+                     _substitute(program.outputs, lambda v: Ref(alias.get(v, v))), info,
+                     list(program.passes), program.shape_queries)
+    report = _report("call NumPy directly", program, new_ops)
+    report.changed = changed
+    result.passes.append(report)
+    return result
+
+
+def _broadcast_keeps_shape(program: Program, user: Op, var: int, source: int) -> bool:
+    """Whether `user`, a ufunc reading `var` = broadcast_to(source), gives a result of the same
+    shape when it reads `source` instead."""
+    shapes = [program.info[source if isinstance(arg, Ref) and arg.var == var else arg.var].shape
+              if isinstance(arg, Ref) else np.shape(arg) for arg in user.args]
+    return np.broadcast_shapes(*shapes) == program.info[user.out].shape
+
+
+# Direct calls before CSE, which then merges the reduction that `mean` and `var` of one array share.
+PASSES = (fold_shape_only, call_numpy_directly, eliminate_common_subexpressions, eliminate_dead_code,
+          reuse_dead_buffers)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -975,36 +1157,67 @@ def _watching(recorder: _Recorder) -> Iterator[None]:
 # ---------------------------------------------------------------------------------------------
 
 
-def _flatten(x: Any, path: str, leaves: list, paths: list, key: list) -> None:
-    """Collect array leaves (inputs) and build the cache key: structure, shapes and dtypes of
-    arrays, values of everything else."""
+def _flatten(x: Any, leaves: list, key: list) -> None:
+    """Collect array leaves (inputs) and build the cache key: structure, and type, shape and dtype
+    of arrays, values of everything else. This runs on every call of a staged function, so an
+    array inside a list or tuple is handled without a call of its own."""
     kind = type(x)
     if kind is np.ndarray or isinstance(x, np.generic):
         leaves.append(x)
-        paths.append(path)
-        key.append((x.shape, x.dtype))
+        key.append((kind, x.shape, x.dtype))
     elif kind is list or kind is tuple:
         key.append((kind, len(x)))
-        for index, item in enumerate(x):
-            _flatten(item, f"{path}[{index}]", leaves, paths, key)
+        for item in x:
+            if type(item) is np.ndarray:
+                leaves.append(item)
+                key.append((np.ndarray, item.shape, item.dtype))
+            else:
+                _flatten(item, leaves, key)
     elif kind is dict:
         key.append((dict, tuple(x)))
-        for name, item in x.items():
-            _flatten(item, f"{path}[{name!r}]", leaves, paths, key)
+        for item in x.values():
+            _flatten(item, leaves, key)
     elif isinstance(x, Box):
         raise StagingError(
             "ad_core.stage: an argument is being differentiated (a traced value); stage the "
             "outermost function instead, e.g. stage(grad(f)) rather than grad(stage(f))"
         )
     else:
-        try:
-            hash(x)
-        except TypeError:
-            raise TypeError(
-                f"ad_core.stage: argument {path} of type {kind.__name__} is neither an array, a "
-                "list, tuple or dict, nor hashable, so it cannot be part of the cache key"
-            ) from None
+        hash(x)  # a TypeError here is reported by `Staged._key`, with the argument's path
         key.append((kind, x))
+
+
+def _unhashable_path(x: Any, path: str) -> tuple[str, str] | None:
+    """Path and type name of the first argument `_flatten` cannot put in a cache key."""
+    kind = type(x)
+    if kind is np.ndarray or isinstance(x, np.generic):
+        return None
+    if kind is list or kind is tuple or kind is dict:
+        items = x.items() if kind is dict else enumerate(x)
+        for name, item in items:
+            found = _unhashable_path(item, f"{path}[{name!r}]" if kind is dict else f"{path}[{name}]")
+            if found is not None:
+                return found
+        return None
+    try:
+        hash(x)
+    except TypeError:
+        return path, kind.__name__
+    return None
+
+
+def _leaf_paths(x: Any, path: str, paths: list) -> None:
+    """Where each leaf `_flatten` collects sits in the arguments (`args[0][2]`), in its order;
+    needed only when staging, for the listing and for messages."""
+    kind = type(x)
+    if kind is np.ndarray or isinstance(x, np.generic):
+        paths.append(path)
+    elif kind is list or kind is tuple:
+        for index, item in enumerate(x):
+            _leaf_paths(item, f"{path}[{index}]", paths)
+    elif kind is dict:
+        for name, item in x.items():
+            _leaf_paths(item, f"{path}[{name!r}]", paths)
 
 
 def _unflatten(x: Any, leaves: Iterator) -> Any:
@@ -1052,7 +1265,8 @@ def _var_info(values: dict[int, Any]) -> dict[int, VarInfo]:
             nbytes = 0
         elif array is not None and id(root) not in owners:
             owners[id(root)] = var
-        info[var] = VarInfo(tuple(np.shape(value)), np.result_type(value), nbytes, view_of)
+        info[var] = VarInfo(tuple(np.shape(value)), np.result_type(value), nbytes, view_of,
+                            type(value) is np.ndarray)
     return info
 
 
@@ -1081,20 +1295,28 @@ class Staged:
         self.__name__ = f"staged_{self.name}"
         self.__doc__ = getattr(fun, "__doc__", None)
 
-    def _key(self, args: tuple, kwargs: dict) -> tuple[tuple, list, list]:
+    def _key(self, args: tuple, kwargs: dict) -> tuple[tuple, list]:
         leaves: list = []
-        paths: list = []
         key: list = []
-        _flatten(args, "args", leaves, paths, key)
-        if kwargs:
-            _flatten(dict(sorted(kwargs.items())), "kwargs", leaves, paths, key)
-        return tuple(key), leaves, paths
+        try:
+            _flatten(args, leaves, key)
+            if kwargs:
+                _flatten(dict(sorted(kwargs.items())), leaves, key)
+        except TypeError:
+            found = _unhashable_path(args, "args") or _unhashable_path(kwargs, "kwargs")
+            if found is None:
+                raise
+            raise TypeError(
+                f"ad_core.stage({self.name}): argument {found[0]} of type {found[1]} is neither an "
+                "array, a list, tuple or dict, nor hashable, so it cannot be part of the cache key"
+            ) from None
+        return tuple(key), leaves
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        key, leaves, paths = self._key(args, kwargs)
+        key, leaves = self._key(args, kwargs)
         entry = self.cache.get(key)
         if entry is None:
-            entry = self.cache[key] = self._stage(args, kwargs, leaves, paths)
+            entry = self.cache[key] = self._stage(args, kwargs, leaves)
         return entry.run(*leaves)
 
     def program(self, *args: Any, **kwargs: Any) -> Program:
@@ -1106,21 +1328,25 @@ class Staged:
         return self._entry(args, kwargs).raw
 
     def _entry(self, args: tuple, kwargs: dict) -> _Entry:
-        key, leaves, paths = self._key(args, kwargs)
+        key, leaves = self._key(args, kwargs)
         if key not in self.cache:
-            self.cache[key] = self._stage(args, kwargs, leaves, paths)
+            self.cache[key] = self._stage(args, kwargs, leaves)
         return self.cache[key]
 
     def clear_cache(self) -> None:
         self.cache.clear()
 
-    def _stage(self, args: tuple, kwargs: dict, leaves: list, paths: list) -> _Entry:
+    def _stage(self, args: tuple, kwargs: dict, leaves: list) -> _Entry:
         if _active is not None or trace_stack.top != -1:
             raise StagingError(
                 f"ad_core.stage({self.name}): a staged function was called inside a staging or "
                 "differentiation trace; stage the outermost function instead, e.g. "
                 "stage(grad(f)) rather than grad(stage(f))")
         self.stagings += 1
+        paths: list[str] = []
+        _leaf_paths(args, "args", paths)
+        if kwargs:
+            _leaf_paths(dict(sorted(kwargs.items())), "kwargs", paths)
         with trace_stack.new_trace() as level:
             recorder = _Recorder(self.name, level)
             boxes = []

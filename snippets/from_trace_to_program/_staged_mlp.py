@@ -1,9 +1,14 @@
 """Part III's model, staged: the loss as a function of the parameter dict, and its staged
 value_and_grad on one seeded minibatch. Hidden helper for this chapter's snippets."""
 
+import ast
+import re
+
+import numpy as np
+
 import ad_core.numpy as anp
 from ad_core import stage, value_and_grad
-from ad_core.staging import _refs_in
+from ad_core.staging import _refs_in, _substitute
 from bookkit import load_snippet_module
 
 model = load_snippet_module("snippets/network_by_hand/_model.py")
@@ -54,3 +59,54 @@ def brute_force_peak(program) -> int:
             stop[buffer_of[var]] = len(program.ops)
     return max((sum(size[b] for b in start if start[b] <= index <= stop[b])
                 for index in range(len(program.ops))), default=0)
+
+
+def lines_not_kept(before, after) -> int:
+    """Calls of `before` that `after` does not make as they were: same result, same function, same
+    buffer; counted from the two programs' calls, not from the pass's report."""
+    kept = {(op.out, id(op.fun), op.reuses) for op in after.ops}
+    return sum((op.out, id(op.fun), op.reuses) not in kept for op in before.ops)
+
+
+def bytes_if_never_freed(program, *args) -> int:
+    """Run the program's calls one by one on real arguments (no `del`, no `out=`) and add up the
+    bytes of every result that does not share memory with an earlier value or an input."""
+    values = dict(zip(program.inputs, args, strict=True))
+    total = 0
+    for op in program.ops:
+        args_, kwargs = _substitute((op.args, op.kwargs), values.__getitem__)
+        result = op.fun(*args_, **kwargs)
+        if not any(np.may_share_memory(result, earlier) for earlier in values.values()
+                   if isinstance(earlier, np.ndarray)):
+            total += np.asarray(result).nbytes
+        values[op.out] = result
+    return total
+
+
+def program_inputs(program, *args) -> list:
+    """The arrays `program` takes, found in `args` by its `input_paths` (`args[0]['C']`)."""
+    found = []
+    for path in program.input_paths:
+        value = args
+        for subscript in re.findall(r"\[([^\]]*)\]", path):
+            value = value[ast.literal_eval(subscript)]
+        found.append(value)
+    return found
+
+
+def python_frames(run, inputs, install) -> int:
+    """How many Python functions one call `run(*inputs)` enters, counted by a hook installed
+    with `install` (`sys.setprofile` or `sys.settrace`, two separate counters)."""
+    entered = 0
+
+    def hook(frame, event, arg):
+        nonlocal entered
+        entered += event == "call"
+        return None  # no per-line tracing
+
+    install(hook)
+    try:
+        run(*inputs)
+    finally:
+        install(None)
+    return entered

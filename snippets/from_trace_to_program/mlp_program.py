@@ -45,6 +45,6 @@ print(text(
     bitwise=checked(bitwise, against=True, shown_as=yes_no),
     peak=checked(program.peak_bytes, against=helpers.brute_force_peak(program)),
     hoard=checked(program.peak_bytes_without_freeing,
-                  against=sum(program.info[op.out].nbytes for op in helpers.raw.ops
-                              if op.out in {o.out for o in program.ops})),
+                  against=helpers.bytes_if_never_freed(
+                      program, *helpers.program_inputs(program, params, Xb, Yb))),
 ))
