@@ -738,6 +738,14 @@ def _ufunc_consumers_only(program: Program, var: int) -> bool:
     return bool(users) and builtins.all(_is_plain_ufunc(op) for op in users)
 
 
+def _broadcast_keeps_shape(program: Program, user: Op, var: int, source: int) -> bool:
+    """Whether `user`, a ufunc reading `var` = broadcast_to(source), gives a result of the same
+    shape when it reads `source` instead."""
+    shapes = [program.info[source if isinstance(arg, Ref) and arg.var == var else arg.var].shape
+              if isinstance(arg, Ref) else np.shape(arg) for arg in user.args]
+    return np.broadcast_shapes(*shapes) == program.info[user.out].shape
+
+
 def call_numpy_directly(program: Program) -> Program:
     r"""Call what NumPy would call: the cache key fixes every argument's type, shape and dtype, so
     the checks that `sum`, `mean`, `max`, `var`, `reshape`, `transpose` and indexing make on every
@@ -788,14 +796,6 @@ def call_numpy_directly(program: Program) -> Program:
     report.changed = changed
     result.passes.append(report)
     return result
-
-
-def _broadcast_keeps_shape(program: Program, user: Op, var: int, source: int) -> bool:
-    """Whether `user`, a ufunc reading `var` = broadcast_to(source), gives a result of the same
-    shape when it reads `source` instead."""
-    shapes = [program.info[source if isinstance(arg, Ref) and arg.var == var else arg.var].shape
-              if isinstance(arg, Ref) else np.shape(arg) for arg in user.args]
-    return np.broadcast_shapes(*shapes) == program.info[user.out].shape
 
 
 # Direct calls before CSE, which then merges the reduction that `mean` and `var` of one array share.

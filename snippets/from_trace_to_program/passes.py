@@ -60,6 +60,12 @@ for name, fun in examples.items():
     assert np.array_equal(after.compile()(x), before.compile()(x))
 # The gradient example against its closed form, d/dx 3 sum(sin x) = 3 cos x, without the engine.
 assert np.allclose(stage(examples["dead-code elimination"])(x), 3.0 * np.cos(x), rtol=1e-15, atol=0)
+# A row maximum's staged gradient against its closed form: each row's weight where the row's
+# maximum is, zero elsewhere. (In Part III's loss the maximum's path cancels, so it is checked here.)
+maxima_input, weights = np.array([[0.3, -1.0, 0.1], [2.0, 0.5, 2.5]]), np.array([1.0, 2.0])
+row_max_grad = stage(grad(lambda a: anp.sum(anp.max(a, axis=1) * weights)))(maxima_input)
+at_maximum = maxima_input == maxima_input.max(axis=1, keepdims=True)
+assert np.array_equal(row_max_grad, at_maximum * weights[:, None])
 print(md_table(["pass", "calls before", "calls after", "peak bytes before", "peak bytes after",
                 "lines removed or rewritten"], rows))
 print()
