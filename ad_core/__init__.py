@@ -28,6 +28,7 @@ from .builtins import tuple as tuple
 from .builtins import type as type
 from .differential_operators import (
     checkpoint,
+    custom_vjp,
     deriv,
     elementwise_grad,
     grad,
@@ -43,6 +44,7 @@ from .differential_operators import (
     make_jvp,
     make_vjp,
     multigrad_dict,
+    stop_gradient,
     tensor_jacobian_product,
     value_and_grad,
     vector_jacobian_product,
@@ -91,6 +93,7 @@ __all__ = [
     "check_grads",
     "checkpoint",
     "containers",
+    "custom_vjp",
     "deriv",
     "elementwise_grad",
     "grad",
@@ -108,6 +111,7 @@ __all__ = [
     "multigrad_dict",
     "numpy",
     "stage",
+    "stop_gradient",
     "tensor_jacobian_product",
     "value_and_grad",
     "vector_jacobian_product",

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from . import numpy as anp
-from .core import defvjp_argnum, vspace
+from .core import defjvp, defvjp, defvjp_argnum, vspace
 from .core import make_jvp as _make_jvp
 from .core import make_vjp as _make_vjp
 from .tracer import Box, getval, primitive
@@ -386,4 +386,62 @@ def checkpoint(fun: Callable) -> Callable:
 
     wrapped = primitive(fun)
     defvjp_argnum(wrapped, recompute_vjp)
+    return wrapped
+
+
+# ---------------------------------------------------------------------------------------------
+# Gradients that are not the derivative
+# ---------------------------------------------------------------------------------------------
+
+
+def _stop_gradient(x: Any) -> Any:
+    return x
+
+
+stop_gradient = primitive(_stop_gradient)
+stop_gradient.__name__ = stop_gradient.__qualname__ = "stop_gradient"
+stop_gradient.__doc__ = """`x` unchanged, as a constant for every differential operator: its VJP and
+its JVP are zero.
+
+    >>> from ad_core import grad, stop_gradient
+    >>> print(grad(lambda x: x * stop_gradient(x))(3.0))
+    3.0
+
+The call is still recorded, so a traced graph shows a `stop_gradient` node, and the backward
+pass sends zeros to the nodes above it. It stops every level of a nested differentiation, as
+JAX's [`jax.lax.stop_gradient`](https://docs.jax.dev/en/latest/_autosummary/jax.lax.stop_gradient.html)
+does; HIPS/autograd 1.9.1 has no such function."""
+defvjp(stop_gradient, None)
+defjvp(stop_gradient, None)
+
+
+def custom_vjp(fun: Callable) -> Callable:
+    """Declare `fun` a primitive whose reverse-mode rule you give: `primitive(fun)` with a
+    `defvjp` method, so that the function and its rule read as one declaration.
+
+        >>> import ad_core.numpy as anp
+        >>> from ad_core import grad, custom_vjp
+        >>> @custom_vjp
+        ... def softplus(x):
+        ...     return anp.logaddexp(0.0, x)
+        >>> _ = softplus.defvjp(lambda ans, x: lambda g: g / (1.0 + anp.exp(-x)))
+        >>> print(grad(softplus)(0.0))
+        0.5
+
+    `f.defvjp(maker_0, maker_1, ...)` is `ad_core.extend.defvjp(f, maker_0, ...)`: one maker
+    per argument, `maker(ans, *args, **kwargs)` returns `g -> contribution`, and `None` means a
+    zero contribution. It returns `f`. `fun` runs on unboxed values, so the engine never traces
+    its inside; write the rule with `ad_core.numpy` and it can itself be differentiated
+    (`grad(grad(f))`). The maker is called in the forward pass and its closure keeps what the
+    rule needs: that closure plays the role of the residuals that JAX's
+    [`jax.custom_vjp`](https://docs.jax.dev/en/latest/_autosummary/jax.custom_vjp.html)
+    (`f.defvjp(f_fwd, f_bwd)`) returns from `f_fwd`. Reverse mode only, as in JAX;
+    add a forward rule with `ad_core.extend.defjvp` if you need one."""
+    wrapped = primitive(fun)
+
+    def declare_vjp(*vjpmakers: Callable | None, argnums: Any = None) -> Callable:
+        defvjp(wrapped, *vjpmakers, argnums=argnums)
+        return wrapped
+
+    wrapped.defvjp = declare_vjp
     return wrapped

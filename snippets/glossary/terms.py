@@ -481,6 +481,35 @@ TERMS = [
     Term("average pooling", "平均池化",
          "Each window's mean; its gradient is the output gradient divided by the window width, "
          "broadcast over the window.", ("part2/convolution.md",)),
+    # terms of custom_gradients
+    Term("stop gradient", "停止梯度",
+         "A primitive that returns its argument unchanged and whose VJP and JVP are zero, so "
+         "that differentiation treats its output as a constant.", ("part1/custom-gradients.md",),
+         ("stop_gradient",)),
+    Term("custom VJP", "自定义向量-雅可比积",
+         "A rule declared for one function in place of the derivative of its body, used for "
+         "numerical stability or for a gradient that is deliberately not the derivative.",
+         ("part1/custom-gradients.md",)),
+    Term("straight-through estimator", "直通估计器",
+         "A rule that uses a non-differentiable function (rounding, a step) in the forward pass "
+         "and the identity in the backward pass.", ("part1/custom-gradients.md",)),
+    Term("gradient clipping", "梯度裁剪",
+         "Limiting a gradient's entries (by value) or its length (by global norm) after the "
+         "backward pass, or limiting the cotangent at one point of the graph with a custom VJP.",
+         ("part1/custom-gradients.md",)),
+    Term("subgradient", "次梯度",
+         "At a kink or a tie of a convex function, any slope of a line that stays below the "
+         "function; an engine returns one of them where no derivative exists.",
+         ("part1/custom-gradients.md",)),
+    Term("temporal-difference target", "时序差分目标",
+         "The reward plus the discounted value of the next state, used as a fixed target in "
+         "reinforcement learning; its gradient is stopped.", ("part1/custom-gradients.md",),
+         ("temporal-difference",)),
+    # terms of higher_order (why levels)
+    Term("perturbation confusion", "扰动混淆",
+         "The wrong nested derivative of an engine that does not tell the perturbations of two "
+         "derivatives in progress apart: the outer one's tangent leaks into the inner one.",
+         ("part1/higher-order.md",)),
     # terms of from_trace_to_program
     Term("staging", "分阶段 (追踪成程序)",
          "Tracing a function once into a flat program of primitive calls, forward and backward, "

@@ -1,11 +1,13 @@
 """Self-test for "Higher-order derivatives": every answer is computed and checked here before it is shown."""
 
+from pathlib import Path
+
 import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import elementwise_grad, grad, hessian, hessian_vector_product, make_jvp
 from ad_core.recorder import record
-from bookkit import checked, collapsible, given, latex_matrix, text
+from bookkit import checked, collapsible, given, latex_matrix, load_snippet_module, text
 
 rng = np.random.default_rng(99)
 
@@ -78,5 +80,35 @@ print(collapsible(
         "{product}, which is the closed-form Hessian times `v`; `hessian_vector_product` "
         "returns the same bits, because it runs exactly this.",
         product=checked(by_hand, against=H_energy @ v, rtol=1e-12, atol=1e-14),
+    ),
+))
+
+# 5. Perturbation confusion, predicted.
+confusion = load_snippet_module(Path(__file__).with_name("_duals.py"))
+
+
+def nested_square(D):
+    return D(lambda x: x * D(lambda y: x * y * y)(1.0))(1.0)
+
+
+untagged = nested_square(confusion.derivative)
+right = float(nested_square(grad))
+one = confusion.Dual(1.0, 1.0)  # x and y at 1, each with tangent 1 on the shared ε
+print(collapsible(
+    "Dual numbers without levels: what do they return for "
+    "$\\frac{d}{dx}\\left[x \\cdot \\frac{d}{dy}(x y^2)\\big|_{y=1}\\right]$ at $x = 1$, and what "
+    "is the right answer?",
+    text(
+        "The inner derivative is $2xy$, which is $2x$ at the given $y$, so the outer function is "
+        "$2x^2$ and the right answer is $4x$ = {right} (the engine's `grad` gives it). Without "
+        "levels, $x$ and $y$ share one $\\varepsilon$: the inner tangent of $x y^2$ is "
+        "$y^2 \\dot x + 2 x y \\dot y$ = {inner} at $x = y$ = {point} with both tangents {point}, "
+        "a plain number, so the outer function is $x$ times that number and its derivative "
+        "{untagged}: the $\\dot x$ term leaked into the inner derivative.",
+        point=given(1.0, shown_as=lambda v: f"{v:g}"),
+        right=checked(right, against=4.0, shown_as=lambda v: f"{v:g}"),
+        # y² ẋ + 2xy ẏ at x = y = 1 with ẋ = ẏ = 1
+        inner=checked((one * one * one).tangent, against=1.0 + 2.0, shown_as=lambda v: f"{v:g}"),
+        untagged=checked(untagged, against=3.0, shown_as=lambda v: f"{v:g}"),
     ),
 ))

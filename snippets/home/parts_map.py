@@ -17,6 +17,7 @@ PLAN = [
     ("Part I · The engine", "part1/higher-order.md", "differentiating a derivative"),
     ("Part I · The engine", "part1/checking-gradients.md", "finite differences as the oracle"),
     ("Part I · The engine", "part1/extending.md", "new primitives with their rules"),
+    ("Part I · The engine", "part1/custom-gradients.md", "stop_gradient, custom rules, kinks"),
     ("Part II · Jacobians of array operations", "part2/broadcasting-jacobian.md", "broadcasting as a matrix"),
     (
         "Part II · Jacobians of array operations",

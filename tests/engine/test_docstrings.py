@@ -16,6 +16,7 @@ import ad_core
 
 MODULES_WITH_EXAMPLES = [
     "ad_core",
+    "ad_core.differential_operators",
     "ad_core.misc.flatten",
     "ad_core.misc.optimizers",
     "ad_core.misc.tracers",

@@ -108,3 +108,27 @@ def test_the_warning_names_the_errors_each_unsupported_write_raises() -> None:
         grad(write_element)(x)
     page = (Path(__file__).parents[2] / "docs" / "part1" / "higher-order.md").read_text(encoding="utf-8")
     assert "`ValueError` for `a[i] = x`" in page
+
+
+def test_perturbation_confusion_right_answers_match_jax_and_autograd(text: str) -> None:
+    """The table's "right answer" column is what JAX 0.10.2 (reverse and forward mode) and
+    HIPS/autograd 1.9.1 return for the same nested derivatives."""
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    nested = [
+        lambda D: D(lambda x: x * D(lambda y: x + y)(1.0))(1.0),
+        lambda D: D(lambda x: x * D(lambda y: x * y)(2.0))(3.0),
+        lambda D: D(lambda x: D(lambda y: y * y)(x))(2.0),
+    ]
+
+    def jax_forward(f):
+        return lambda x: jax.jvp(f, (x,), (1.0,))[1]
+
+    rows = [row for row in table_rows(text) if len(row) == 6 and "\\frac{d}{dx}" in row[0]]
+    assert len(rows) == len(nested), rows
+    for row, example in zip(rows, nested, strict=True):
+        for D in (jax.grad, jax_forward, autograd.grad):
+            assert f"{float(example(D)):g}" == row[1], (row, D)
+        # and the engine's two columns print the same number
+        assert row[4] == row[5] == row[1], row
