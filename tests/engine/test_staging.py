@@ -26,11 +26,13 @@ from hypothesis import strategies as st
 import ad_core.numpy as anp
 from ad_core import (
     StagingError,
+    custom_vjp,
     elementwise_grad,
     grad,
     hessian_vector_product,
     jacobian,
     stage,
+    stop_gradient,
     tracer,
     value_and_grad,
 )
@@ -683,3 +685,22 @@ def test_an_unhashable_argument_is_named_by_its_path(rng) -> None:
     staged = stage(lambda params, options: anp.sum(params[0]))
     with pytest.raises(TypeError, match=r"argument args\[1\]\['names'\] of type set"):
         staged([rng.standard_normal(2)], {"names": {"a"}})
+
+
+def test_stop_gradient_and_a_custom_vjp_stage_like_any_primitive(rng) -> None:
+    @custom_vjp
+    def softplus(x):
+        return anp.logaddexp(0.0, x)
+
+    softplus.defvjp(lambda ans, x: lambda g: g / (1.0 + anp.exp(-x)))
+
+    def f(x):
+        return anp.sum(softplus(x) * stop_gradient(anp.tanh(x)))
+
+    staged = stage(grad(f))
+    staged(rng.standard_normal(5))
+    x = rng.standard_normal(5)
+    assert_bitwise(staged(x), grad(f)(x))
+    # the stopped factor's own derivative is absent: d/dx = sigmoid(x) tanh(x)
+    np.testing.assert_allclose(staged(x), np.tanh(x) / (1.0 + np.exp(-x)), rtol=1e-14)
+    assert {"softplus", "stop_gradient"} <= set(staged.raw_program(x).counts())
