@@ -1390,7 +1390,8 @@ class Staged:
 
 def stage(fun: Callable, name: str | None = None) -> Staged:
     r"""Stage `fun`: trace it once per cache key into a flat program of primitive calls, optimise
-    the program (shape-only folding, CSE, DCE, freeing after last use) and replay it.
+    the program (shape-only folding, direct NumPy calls, CSE, DCE, freeing after last use, dead
+    buffers reused) and replay it.
 
     `fun` may be any function built from `ad_core.numpy` calls, including a differentiated
     one: `stage(value_and_grad(loss))`, `stage(grad(grad(f)))`, a Hessian-vector product. The
