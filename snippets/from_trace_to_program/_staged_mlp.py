@@ -2,7 +2,10 @@
 value_and_grad on one seeded minibatch. Hidden helper for this chapter's snippets."""
 
 import ast
+import linecache
 import re
+import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -110,3 +113,52 @@ def python_frames(run, inputs, install) -> int:
     finally:
         install(None)
     return entered
+
+
+def executed_gradient_lines(run, functions) -> int:
+    """Lines of `functions` that `run()` executes and that compute a gradient: each assigns (or
+    adds into) a `d...` name, or scatters into one with `np.add.at`. Counted with `sys.settrace`."""
+    codes = {function.__code__ for function in functions}
+    executed: set[tuple[str, int]] = set()
+
+    def local(frame, event, arg):
+        if event == "line":
+            executed.add((frame.f_code.co_filename, frame.f_lineno))
+        return local
+
+    def on_call(frame, event, arg):
+        return local if frame.f_code in codes else None
+
+    sys.settrace(on_call)
+    try:
+        run()
+    finally:
+        sys.settrace(None)
+    return sum(1 for filename, line in executed if _GRADIENT_LINE.match(linecache.getline(filename, line)))
+
+
+_GRADIENT_LINE = re.compile(r"\s*(d\w+(\[.*\])?\s*\+?=[^=]|np\.add\.at\(d)")
+
+
+def lines_in_regions(path: str, regions: list[str]) -> int:
+    """Lines between the `--8<-- [start:name]` and `[end:name]` markers of `regions` that
+    compute a gradient (read from the file, not from a run)."""
+    count, inside = 0, None
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        marker = re.search(r"--8<-- \[(start|end):(\w+)\]", line)
+        if marker:
+            inside = marker.group(2) if marker.group(1) == "start" and marker.group(2) in regions else None
+        elif inside and _GRADIENT_LINE.match(line):
+            count += 1
+    return count
+
+
+def distinct_bytes(arrays) -> int:
+    """Bytes of the buffers behind `arrays`, each buffer once (a view adds nothing)."""
+    roots = {}
+    for array in arrays:
+        root = array
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        roots[id(root)] = root.nbytes
+    return sum(roots.values())

@@ -4,12 +4,14 @@ from pathlib import Path
 
 import numpy as np
 
+from ad_core import stage
 from bookkit import checked, collapsible, load_snippet_module, observed, text, yes_no
 
 helpers = load_snippet_module(Path(__file__).with_name("_staged_mlp.py"))
 backward_by_hand = load_snippet_module("snippets/network_by_hand/_backward.py").backward_by_hand
 forward, sample_batch = helpers.forward, helpers.sample_batch
 params, Xb, Yb = helpers.params, helpers.Xb, helpers.Yb
+loss_of_params = helpers.loss
 
 # --8<-- [start:stage]
 staged_step = helpers.staged_step  # stage(value_and_grad(loss)), the loss of a parameter dict
@@ -47,4 +49,31 @@ print(text(
     hoard=checked(program.peak_bytes_without_freeing,
                   against=helpers.bytes_if_never_freed(
                       program, *helpers.program_inputs(program, params, Xb, Yb))),
+))
+
+# Part III's hand-written step, measured the same way: its gradient lines, and what it keeps.
+by_hand = load_snippet_module("snippets/network_by_hand/_backward.py")
+cache = forward(params, Xb, Yb)
+hand_lines = helpers.executed_gradient_lines(
+    lambda: by_hand.backward_by_hand(params, cache, Xb, Yb),
+    [by_hand.backward_loss_to_hpreact, by_hand.backward_hpreact_to_input])
+regions = ["loss_backward", "loss_backward_rest", "accumulate", "max_path", "output_layer",
+           "batchnorm_backward", "input_layer", "embedding"]  # the default path's regions
+kept_by_hand = [value for value in (*cache.values(), *hand.values()) if isinstance(value, np.ndarray)]
+hand_bytes = helpers.distinct_bytes(kept_by_hand)
+loss_only = stage(loss_of_params).program(params, Xb, Yb)
+print()
+print(text(
+    "Part III's hand-written backward computes its gradients in {hand_lines} lines, and it keeps every "
+    "intermediate of the forward pass and every gradient until it returns, {hand_bytes} bytes, "
+    "because its chapters print them. The staged program makes {backward} calls beyond the "
+    "{forward} that the loss alone needs, and holds at most {peak} bytes at once.",
+    hand_lines=checked(hand_lines, against=helpers.lines_in_regions(
+        "snippets/network_by_hand/_backward.py", regions)),
+    hand_bytes=checked(hand_bytes, against=sum(
+        value.nbytes for value in kept_by_hand if value.base is None)),
+    backward=checked(program.n_calls - loss_only.n_calls,
+                     against=helpers.count_calls(program.listing()) - helpers.count_calls(str(loss_only))),
+    forward=checked(loss_only.n_calls, against=helpers.count_calls(loss_only.listing())),
+    peak=checked(program.peak_bytes, against=helpers.brute_force_peak(program)),
 ))

@@ -41,3 +41,17 @@ def test_the_stage_node_listing_is_the_live_source(text: str) -> None:
 
 def test_refusal_is_shown(text: str) -> None:
     assert "cannot stage this function" in text and "in clipped" in text
+
+
+def test_the_comparison_with_the_hand_written_backward_is_the_programs(text: str) -> None:
+    params = model.init_params()
+    Xb, Yb = model.sample_batch(seed=0)
+
+    def loss(p, X, Y):
+        return model.forward(p, X, Y, xp=anp)["loss"]
+
+    step = stage(value_and_grad(loss)).program(params, Xb, Yb)
+    forward_only = stage(loss).program(params, Xb, Yb)
+    backward, forward = step.n_calls - forward_only.n_calls, forward_only.n_calls
+    assert (f"The staged program makes {backward} calls beyond the {forward} that the loss alone "
+            f"needs, and holds at most {step.peak_bytes} bytes") in text
