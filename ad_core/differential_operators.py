@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from . import numpy as anp
-from .core import defjvp, defvjp, defvjp_argnum, vspace
+from .core import defjvp, defjvp_argnum, defvjp, defvjp_argnum, vspace
 from .core import make_jvp as _make_jvp
 from .core import make_vjp as _make_vjp
 from .tracer import Box, getval, primitive
@@ -366,27 +366,88 @@ def multigrad_dict(fun: Callable) -> Callable:
     return gradients
 
 
+class _Recomputation:
+    """What the VJPs of one checkpointed node share: the arguments the node traces, and the
+    contributions of the one recomputation that serves them all, until each has taken its own."""
+
+    __slots__ = ("argnums", "contributions", "cotangent")
+
+    def __init__(self) -> None:
+        self.argnums: list[int] = []
+        self.contributions: dict[int, Any] = {}
+        self.cotangent: Any = None
+
+
+_RECOMPUTATIONS = "_checkpoint_recomputations"  # the keyword that carries them to the rules
+
+
 def checkpoint(fun: Callable) -> Callable:
-    """`fun` as one primitive that keeps only its inputs and output on the tape; its VJP runs
-    `fun` again, traced, during the backward pass (rematerialisation). The forward pass runs `fun`
-    once, untraced, so none of its intermediate values outlive the call; the backward pass runs it
-    a second time and differentiates that run. Memory kept between the passes drops from every
-    intermediate of `fun` to its arguments, for one extra forward evaluation of `fun`. Reverse
-    mode only.
+    r"""`fun` as one primitive that keeps only its inputs on the tape; its VJP runs `fun` again,
+    traced, during the backward pass (rematerialisation).
+
+    The forward pass runs `fun` once, untraced, so none of its intermediate values outlive the
+    call; the backward pass runs it once more, under `make_vjp` with respect to every argument
+    the node traces, and pulls the cotangent through that run. Memory kept between the passes
+    drops from every intermediate of `fun` to its arguments, for one extra forward evaluation:
+    for a block $y = f(x)$ the rule is $\bar x = \bar y^\top J_f(x)$ with $J_f(x)$ rebuilt from
+    $x$ when $\bar y$ arrives. Each backward pass (each `vjp(g)`, each row of a `jacobian`)
+    recomputes once. Under `grad(grad(...))` the outer trace records the recomputation like any
+    other code, so second derivatives are right but the outer pass saves nothing.
+
+    Forward mode keeps no tape, so there is nothing to save: the JVP runs `fun` once more per
+    traced argument, under `make_jvp`.
 
     HIPS/autograd 1.9.1's `checkpoint` differs: its VJP maker calls `make_vjp` when the rule is
     made, in the forward pass, so `fun` runs twice there and its traced intermediates stay alive
     until the backward pass."""
+
+    def run_block(*args, **kwargs):
+        kwargs.pop(_RECOMPUTATIONS, None)
+        return fun(*args, **kwargs)
+
     def recompute_vjp(argnum, ans, args, kwargs):
+        kwargs = dict(kwargs)
+        # One node per trace level shares the call's keywords; its output tells the nodes apart.
+        shared = kwargs.pop(_RECOMPUTATIONS).setdefault(id(ans), _Recomputation())
+        shared.argnums.append(argnum)
+
         def vjp_by_recomputing(g):
-            # Traced again only now: the forward pass kept nothing of fun's inside.
-            return make_vjp(lambda *a: fun(*a, **kwargs), argnum)(*args)[0](g)
+            if shared.cotangent is not g or argnum not in shared.contributions:
+                # Traced again only now: the forward pass kept nothing of fun's inside.
+                argnums = tuple(shared.argnums)
+                traced = argnums if len(argnums) > 1 else argnums[0]
+                pull_back = make_vjp(lambda *a: fun(*a, **kwargs), traced)(*args)[0]
+                contributions = pull_back(g)
+                shared.contributions = dict(zip(argnums, contributions if len(argnums) > 1
+                                                else (contributions,), strict=True))
+                shared.cotangent = g
+            contribution = shared.contributions.pop(argnum)
+            if not shared.contributions:
+                shared.cotangent = None  # hold no cotangent once every argument has its share
+            return contribution
 
         return vjp_by_recomputing
 
-    wrapped = primitive(fun)
-    defvjp_argnum(wrapped, recompute_vjp)
-    return wrapped
+    def tangent_by_rerunning(argnum, g, ans, args, kwargs):
+        kwargs = {key: value for key, value in kwargs.items() if key != _RECOMPUTATIONS}
+        return make_jvp(lambda *a: fun(*a, **kwargs), argnum)(*args)(g)[1]
+
+    block = primitive(run_block)
+    block.__name__ = getattr(fun, "__name__", block.__name__)
+    block.__qualname__ = getattr(fun, "__qualname__", block.__name__)
+    block.__doc__ = getattr(fun, "__doc__", None)
+    defvjp_argnum(block, recompute_vjp)
+    defjvp_argnum(block, tangent_by_rerunning)
+
+    def checkpointed(*args, **kwargs):
+        return block(*args, **kwargs, **{_RECOMPUTATIONS: {}})
+
+    checkpointed.__name__ = block.__name__
+    checkpointed.__qualname__ = block.__qualname__
+    checkpointed.__doc__ = block.__doc__
+    checkpointed.__wrapped__ = fun
+    checkpointed.block = block  # the primitive itself, whose node the tape keeps
+    return checkpointed
 
 
 # ---------------------------------------------------------------------------------------------

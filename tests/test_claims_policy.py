@@ -32,7 +32,7 @@ _AUTOLINK = re.compile(r"<https?://[^>]+>")
 # to an outside source (a cited title such as "Building makemore Part 4"), a DOI or a year, and
 # references to the page's own exercises and steps by number.
 SYSTEM_VERSION = re.compile(
-    r"\b(?P<system>autograd|PyTorch|NumPy|SciPy|Python|mkdocs-material|markdown-exec) "
+    r"\b(?P<system>autograd|PyTorch|JAX|NumPy|SciPy|Python|mkdocs-material|markdown-exec) "
     r"(?P<version>\d+(?:\.\d+)+)\b"
 )
 _CITATION = re.compile(r"\[[^\]]*\]\(https?://[^)]*\)|\bdoi:\s*\S+|\b(?:19|20)\d\d\b")
@@ -59,7 +59,7 @@ def test_a_page_types_no_number_into_its_prose(page: Path) -> None:
     assert not typed, f"numbers typed into {page.name} (print them from a snippet): {typed}"
 
 
-DISTRIBUTIONS = {"autograd": "autograd", "PyTorch": "torch", "NumPy": "numpy", "SciPy": "scipy",
+DISTRIBUTIONS = {"autograd": "autograd", "PyTorch": "torch", "JAX": "jax", "NumPy": "numpy", "SciPy": "scipy",
                  "mkdocs-material": "mkdocs-material", "markdown-exec": "markdown-exec"}
 
 

@@ -510,6 +510,27 @@ TERMS = [
          "The wrong nested derivative of an engine that does not tell the perturbations of two "
          "derivatives in progress apart: the outer one's tangent leaks into the inner one.",
          ("part1/higher-order.md",)),
+    # terms of tape_memory
+    Term("checkpointing", "梯度检查点 (重计算)",
+         "Keeping only a block's inputs on the tape and recomputing the block's intermediates in "
+         "the backward pass (rematerialisation): less memory kept, one more forward evaluation.",
+         ("part1/tape-memory.md",), ("checkpoint", "checkpointed")),
+    Term("activation", "激活值",
+         "A value a layer computes in the forward pass; the tape keeps the ones its VJP closures "
+         "read until the backward pass has used them.", ("part1/tape-memory.md",), ("activations",)),
+    # terms of linearize_and_transpose
+    Term("linearize", "线性化",
+         "Running a function's JVP with the primal fixed and keeping only what it does to the "
+         "tangent: a linear tangent program, evaluated once per tangent.",
+         ("part1/linearize-and-transpose.md",)),
+    Term("tangent program", "切向量程序",
+         "The calls the JVP rules apply to the tangent at a fixed primal, each to a linear "
+         "primitive with primal constants; together they compute $v \\mapsto J v$.",
+         ("part1/linearize-and-transpose.md",)),
+    Term("transpose rule", "转置规则",
+         "For a linear primitive, the map from the cotangent of its output to the cotangent of "
+         "its linear input; running a tangent program backwards through these rules gives the VJP.",
+         ("part1/linearize-and-transpose.md",)),
     # terms of from_trace_to_program
     Term("staging", "分阶段 (追踪成程序)",
          "Tracing a function once into a flat program of primitive calls, forward and backward, "

@@ -198,6 +198,149 @@ def test_checkpoint_keeps_no_intermediate_of_the_block_between_the_passes(rng) -
     np.testing.assert_allclose(checkpointed_vjp(1.0), plain_vjp(1.0), rtol=1e-14)
 
 
+def scaled_block(x, w, scale=1.0):
+    """A two-argument block with a keyword, in the traced NumPy."""
+    return anp.tanh(x * w) * anp.sin(w) * scale
+
+
+def scaled_block_numpy(x, w, scale=1.0):
+    return np.tanh(x * w) * np.sin(w) * scale
+
+
+def test_checkpoint_gradients_equal_the_unchecked_block_and_central_differences(rng) -> None:
+    x, w = rng.standard_normal(4), rng.standard_normal(4)
+    checkpointed = ad_core.checkpoint(scaled_block)
+
+    def loss(block, x, w):
+        return anp.sum(block(x, w, scale=1.5) ** 2 * anp.cos(x))
+
+    for argnum in (0, 1):
+        ours = ad_core.grad(lambda x, w: loss(checkpointed, x, w), argnum)(x, w)
+        plain = ad_core.grad(lambda x, w: loss(scaled_block, x, w), argnum)(x, w)
+        numerical = numerical_grad(
+            lambda x, w: np.sum(scaled_block_numpy(x, w, 1.5) ** 2 * np.cos(x)), [x, w], argnum
+        )
+        assert ours.shape == plain.shape == (4,)
+        np.testing.assert_allclose(ours, plain, rtol=1e-14)
+        np.testing.assert_allclose(ours, numerical, rtol=1e-7)
+
+
+def test_checkpoint_runs_a_two_argument_block_once_in_each_pass(rng) -> None:
+    """Differentiating with respect to both arguments recomputes the block once, not once per
+    argument: the node's two VJPs share one traced rerun."""
+    x, w = rng.standard_normal(3), rng.standard_normal(3)
+    calls = []
+
+    def counted(x, w):
+        calls.append(phase)
+        return scaled_block(x, w)
+
+    checkpointed = ad_core.checkpoint(counted)
+    phase = "forward"
+    vjp, _ = ad_core.make_vjp(lambda xw: anp.sum(checkpointed(xw[0], xw[1]) ** 2))((x, w))
+    assert calls == ["forward"]
+    phase = "backward"
+    gradient_x, gradient_w = vjp(1.0)
+    assert calls == ["forward", "backward"]
+    assert gradient_x.shape == gradient_w.shape == (3,)
+    expected = ad_core.grad(lambda x, w: anp.sum(scaled_block(x, w) ** 2), (0, 1))(x, w)
+    np.testing.assert_allclose(gradient_x, expected[0], rtol=1e-14)
+    np.testing.assert_allclose(gradient_w, expected[1], rtol=1e-14)
+    phase = "second backward"
+    vjp(2.0)  # each backward pass recomputes, once
+    assert calls == ["forward", "backward", "second backward"]
+
+
+def test_checkpoint_recomputes_once_for_each_row_of_a_jacobian(rng) -> None:
+    x = rng.standard_normal(3)
+    calls = []
+
+    def counted(x):
+        calls.append(1)
+        return anp.sin(x) * x
+
+    jac = ad_core.jacobian(lambda x: ad_core.checkpoint(counted)(x) * 2.0)(x)
+    assert jac.shape == (3, 3)
+    np.testing.assert_allclose(jac, np.diag(2 * (np.cos(x) * x + np.sin(x))), rtol=1e-14)
+    assert len(calls) == 1 + 3, "one forward run, one rerun per backward pass (row)"
+
+
+def test_checkpoint_frees_the_blocks_intermediates_before_the_backward_pass(rng) -> None:
+    """A weak reference to a value the block computes inside: the plain tape keeps it (the
+    product's VJP holds both factors), the checkpointed one lets it go when the block returns."""
+    import gc
+    import weakref
+
+    x = rng.standard_normal(1000)
+    inside = []
+
+    def block(x):
+        a = anp.sin(x)
+        inside.append(weakref.ref(ad_core.tracer.getval(a)))
+        return a * a
+
+    def alive_after_forward(fun):
+        inside.clear()
+        vjp, _ = ad_core.make_vjp(lambda x: anp.sum(fun(x)))(x)
+        gc.collect()
+        return inside[0]() is not None, vjp
+
+    kept_plain, plain_vjp = alive_after_forward(block)
+    kept_checkpointed, checkpointed_vjp = alive_after_forward(ad_core.checkpoint(block))
+    assert kept_plain, "the unchecked tape holds sin(x) until the backward pass"
+    assert not kept_checkpointed, "the checkpointed block's sin(x) is gone after the forward pass"
+    gradient = checkpointed_vjp(1.0)
+    assert gradient.shape == x.shape
+    np.testing.assert_allclose(gradient, plain_vjp(1.0), rtol=1e-14)
+    np.testing.assert_allclose(gradient, 2 * np.sin(x) * np.cos(x), rtol=1e-13)
+
+
+def test_checkpoint_second_derivatives_equal_the_unchecked_block(rng) -> None:
+    x, w = rng.standard_normal(3), rng.standard_normal(3)
+    checkpointed = ad_core.checkpoint(scaled_block)
+
+    def loss(block):
+        return lambda x: anp.sum(block(x, w) ** 3)
+
+    ours = ad_core.hessian(loss(checkpointed))(x)
+    plain = ad_core.hessian(loss(scaled_block))(x)
+    assert ours.shape == plain.shape == (3, 3)
+    np.testing.assert_allclose(ours, plain, rtol=1e-13)
+    numerical = numerical_jacobian(ad_core.grad(loss(scaled_block)), [x], 0)
+    np.testing.assert_allclose(ours, numerical, rtol=1e-6, atol=1e-9)
+    nested = ad_core.grad(lambda x: anp.sum(ad_core.grad(loss(checkpointed))(x) * w))(x)
+    assert nested.shape == (3,)
+    np.testing.assert_allclose(nested, plain @ w, rtol=1e-13)
+
+
+def test_checkpoint_forward_mode_reruns_the_block_for_the_tangent(rng) -> None:
+    """Forward mode keeps no tape; the JVP reruns the block under make_jvp, so make_jvp and
+    forward-over-reverse Hessian-vector products work through a checkpoint."""
+    x, w, v = rng.standard_normal(3), rng.standard_normal(3), rng.standard_normal(3)
+    checkpointed = ad_core.checkpoint(scaled_block)
+    value, tangent = ad_core.make_jvp(lambda x: checkpointed(x, w))(x)(v)
+    assert value.shape == tangent.shape == (3,)
+    np.testing.assert_allclose(value, scaled_block_numpy(x, w), rtol=1e-15)
+    expected = numerical_jacobian(lambda x: scaled_block_numpy(x, w), [x], 0) @ v
+    np.testing.assert_allclose(tangent, expected, rtol=1e-7)
+    hvp = ad_core.hessian_vector_product(lambda x: anp.sum(checkpointed(x, w) ** 3))(x, v)
+    plain = ad_core.hessian(lambda x: anp.sum(scaled_block(x, w) ** 3))(x) @ v
+    assert hvp.shape == (3,)
+    np.testing.assert_allclose(hvp, plain, rtol=1e-12)
+
+
+def test_checkpoint_takes_and_returns_containers(rng) -> None:
+    x = rng.standard_normal(3)
+    pair = ad_core.checkpoint(lambda x: (anp.sin(x), anp.cos(x)))
+    gradient = ad_core.grad(lambda x: anp.sum(pair(x)[0] * pair(x)[1]))(x)
+    assert gradient.shape == x.shape
+    np.testing.assert_allclose(gradient, np.cos(2 * x), rtol=1e-13)
+    product = ad_core.checkpoint(lambda xs: xs[0] * xs[1])
+    gradient = ad_core.grad(lambda x: anp.sum(product([x, x * 2.0])))(x)
+    assert gradient.shape == x.shape
+    np.testing.assert_allclose(gradient, 4.0 * x, rtol=1e-14)
+
+
 def test_tensor_jacobian_product_contracts_the_leading_output_axes(rng) -> None:
     """`v` of shape (5, 4) against an output of shape (5, 4, 3): the leading axes, as in
     autograd (`tensordot(v, f(x), v.ndim)`); an output that is not symmetric tells them apart."""
