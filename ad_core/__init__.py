@@ -7,13 +7,14 @@
 
 Each module imports only modules above it in `LAYERS`, so the package reads top-down:
 tracer → core → containers → numpy → differential_operators → wrap_util → builtins → extend →
-test_util → misc → scipy → recorder.
+test_util → misc → scipy → recorder → staging.
 
 `tracer` makes boxes, nodes and primitives; `core` the backward and forward passes, rule
 registration and vector spaces; `containers` traced lists, tuples and dicts; `numpy` the
 wrapped namespace and its rules; `differential_operators` `grad` and friends. The rest build on
 those: autograd's helper modules, SciPy's traced functions, and `recorder`, which watches the
-engine from outside for the book's tables.
+engine from outside for the book's tables, and `staging`, which traces a function once into a
+program of primitive calls (`stage`), also watching the engine from outside.
 """
 
 from . import containers, numpy
@@ -48,6 +49,7 @@ from .differential_operators import (
     value_and_grad,
     vector_jacobian_product,
 )
+from .staging import StagingError, stage
 from .test_util import check_grads
 
 __version__ = "0.1.0"
@@ -82,10 +84,12 @@ LAYERS = [
     "ad_core.scipy.stats",
     "ad_core.scipy",
     "ad_core.recorder",
+    "ad_core.staging",
     "ad_core",
 ]
 
 __all__ = [
+    "StagingError",
     "check_grads",
     "checkpoint",
     "containers",
@@ -106,6 +110,7 @@ __all__ = [
     "make_vjp",
     "multigrad_dict",
     "numpy",
+    "stage",
     "stop_gradient",
     "tensor_jacobian_product",
     "value_and_grad",

@@ -25,6 +25,10 @@ for _thread_var in (
     "NUMEXPR_NUM_THREADS",
 ):
     os.environ[_thread_var] = "1"
+# JAX's CPU backend (XLA) reads its thread settings from XLA_FLAGS when it is first imported.
+os.environ["XLA_FLAGS"] = (
+    os.environ.get("XLA_FLAGS", "") + " --xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+).strip()
 
 import argparse  # noqa: E402
 import importlib  # noqa: E402
@@ -37,6 +41,7 @@ from dataclasses import dataclass  # noqa: E402
 from types import ModuleType  # noqa: E402
 
 import mlp_handwritten  # noqa: E402
+import mlp_jax  # noqa: E402
 import mlp_minimal_engine  # noqa: E402
 import mlp_unfused  # noqa: E402
 import numpy as np  # noqa: E402
@@ -58,11 +63,14 @@ HAND = "hand-written NumPy"
 UNFUSED = "NumPy, same graph, one VJP per node, no engine"
 MINIMAL = "minimal engine of the prescribed structure"
 AD_CORE = "ad_core"
+STAGED = "ad_core staged (ad_core.stage, steady state)"
 AUTOGRAD = "HIPS/autograd 1.9.1"
 TORCH = "PyTorch eager"
 
 # Targets from the engine issue: (setting index, bound on ad_core / hand-written).
 RATIO_TARGETS = ((0, 2.0), (1, 1.2))
+# Targets from the staging issue, for the staged column.
+STAGED_TARGETS = ((0, 1.3), (1, 1.0))
 
 Step = Callable[[], tuple[float, list[np.ndarray]]]
 
@@ -79,6 +87,9 @@ class Engines:
     autograd: tuple[Callable, ModuleType] | None
     torch: ModuleType | None
     torch_note: str
+    staged: bool = True
+    jax: ModuleType | None = None
+    jax_note: str = "skipped on request"
 
 
 def load_engines(skip: set[str]) -> Engines:
@@ -101,7 +112,11 @@ def load_engines(skip: set[str]) -> Engines:
             # Intra-op threads are the ones that matter; inter-op pools are idle in eager mode.
             torch_module.set_num_threads(1)
             torch_note = f"torch {torch_module.__version__}, float64, set_num_threads(1)"
-    return Engines(wrapped("ad_core"), wrapped("autograd"), torch_module, torch_note)
+    engines = Engines(wrapped("ad_core"), wrapped("autograd"), torch_module, torch_note)
+    engines.staged = "staged" not in skip and engines.ad_core is not None
+    if "jax" not in skip:
+        engines.jax, engines.jax_note = mlp_jax.load()
+    return engines
 
 
 def accepts_param_list(engine: tuple[Callable, ModuleType]) -> bool:
@@ -154,11 +169,47 @@ def build_steps(engines: Engines, config: Config, param_form: str) -> dict[str, 
                 return loss, unflatten_numpy(flat_grad, shapes)
 
         steps[name] = engine_step
+    if engines.staged and param_form == "list":
+        import ad_core
+
+        staged = ad_core.stage(ad_core.value_and_grad(make_loss(engines.ad_core[1])))
+
+        def staged_step() -> tuple[float, list]:
+            loss, grads = staged(params, windows, targets)
+            return loss, grads
+
+        steps[STAGED] = staged_step
     if engines.torch is not None:
         import mlp_torch
 
         steps[TORCH] = mlp_torch.make_step(params, windows, targets)
+    if engines.jax is not None:
+        steps.update(mlp_jax.make_steps(engines.jax, params, windows, targets))
     return steps
+
+
+def staging_cost(engines: Engines, config: Config, repeats: int) -> dict[str, float]:
+    """The one-time cost of ad_core.stage: trace, optimise and compile, on a fresh function each
+    time (best of `repeats`, in seconds), and the program's size before and after the passes."""
+    import ad_core
+
+    params = make_params(config)
+    windows, targets = make_batch(config)
+    loss = make_loss(engines.ad_core[1])
+    best = float("inf")
+    for _ in range(repeats):
+        staged = ad_core.stage(ad_core.value_and_grad(loss))
+        start = time.perf_counter()
+        staged.program(params, windows, targets)
+        best = min(best, time.perf_counter() - start)
+    program = staged.program(params, windows, targets)
+    return {
+        "seconds": best,
+        "raw_calls": staged.raw_program(params, windows, targets).n_calls,
+        "calls": program.n_calls,
+        "peak_bytes": program.peak_bytes,
+        "peak_bytes_without_freeing": program.peak_bytes_without_freeing,
+    }
 
 
 def unflatten_numpy(theta: np.ndarray, shapes: list[tuple[int, ...]]) -> list[np.ndarray]:
@@ -239,6 +290,7 @@ def time_interleaved(
     rounds: int,
     block_seconds: float,
     warmup_seconds: float,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> dict[str, list[float]]:
     """Seconds per call for each callable: one sample per round, rounds interleaved.
 
@@ -249,8 +301,8 @@ def time_interleaved(
     for name, call in calls.items():
         call()  # first call: imports, caches, lazy initialisation
         count = 0
-        start = time.perf_counter()
-        while (elapsed := time.perf_counter() - start) < warmup_seconds or count < 3:
+        start = clock()
+        while (elapsed := clock() - start) < warmup_seconds or count < 3:
             call()
             count += 1
         calls_per_block[name] = max(1, round(block_seconds * count / elapsed))
@@ -260,10 +312,10 @@ def time_interleaved(
         shift = round_index % len(names)
         for name in names[shift:] + names[:shift]:
             call, count = calls[name], calls_per_block[name]
-            start = time.perf_counter()
+            start = clock()
             for _ in range(count):
                 call()
-            samples[name].append((time.perf_counter() - start) / count)
+            samples[name].append((clock() - start) / count)
     return samples
 
 
@@ -311,6 +363,9 @@ def sin_chain_calls(engines: Engines, chain_length: int) -> dict[str, Callable[[
 
         gradient = package.grad(chain)
         calls[f"{name} grad"] = lambda gradient=gradient: gradient(x0)
+        if name == AD_CORE and engines.staged:
+            staged = package.stage(gradient)
+            calls[f"{name} staged grad"] = lambda staged=staged: staged(x0)
     if engines.torch is not None:
         torch = engines.torch
         x0_t = torch.tensor(x0, dtype=torch.float64)
@@ -351,6 +406,7 @@ def environment_lines(engines: Engines) -> list[str]:
         f"- CPU: {cpu}; Python {platform.python_version()}; NumPy {np.__version__}",
         "- threads: OMP/OPENBLAS/MKL/VECLIB/NUMEXPR_NUM_THREADS=1 set before importing NumPy;"
         f" PyTorch: {engines.torch_note}",
+        f"- JAX: {engines.jax_note}",
         "- everything float64; garbage collector left on, as in a training loop",
     ]
 
@@ -418,6 +474,32 @@ def target_lines(results: dict[str, dict[str, list[float]]]) -> list[str]:
             f"- the minimal engine of the prescribed structure at {first}: {floor:.2f}x hand-written,"
             " the cost of boxes, nodes, curried VJP makers and a toposort with nothing else around them"
         )
+    for config_index, bound in STAGED_TARGETS:
+        label = labels[config_index] if config_index < len(labels) else None
+        if label is None or STAGED not in results[label]:
+            continue
+        ratio = median(label, STAGED) / median(label, HAND)
+        pairs = list(zip(results[label][STAGED], results[label][HAND], strict=True))
+        paired = statistics.median(ours / hand for ours, hand in pairs)
+        verdict = "met" if ratio <= bound else "NOT met"
+        lines.append(
+            f"- ad_core staged ≤ {bound}x hand-written at {label}: {verdict} ({ratio:.2f}x;"
+            f" round by round: median {paired:.2f}x)"
+        )
+    return lines
+
+
+def format_staging_table(costs: dict[str, dict[str, float]]) -> list[str]:
+    lines = [
+        "| setting | staging (trace + passes + compile), ms | primitive calls traced"
+        " | after the passes | peak live bytes | without freeing |",
+        "|---|---|---|---|---|---|",
+    ]
+    for label, cost in costs.items():
+        lines.append(
+            f"| {label} | {cost['seconds'] * 1e3:.1f} | {cost['raw_calls']} | {cost['calls']}"
+            f" | {cost['peak_bytes']:,} | {cost['peak_bytes_without_freeing']:,} |"
+        )
     return lines
 
 
@@ -445,10 +527,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--block-ms", type=float, default=25.0, help="length of one round")
     parser.add_argument("--quick", action="store_true", help="7 rounds of 5 ms: a smoke test")
     parser.add_argument(
+        "--clock",
+        choices=["wall", "cpu"],
+        default="wall",
+        help="wall: time.perf_counter; cpu: time.process_time, the CPU time of this process, which"
+        " leaves out the time other processes hold the core (on a shared machine)",
+    )
+    parser.add_argument(
         "--skip",
         action="append",
         default=[],
-        choices=["ad_core", "autograd", "torch"],
+        choices=["ad_core", "autograd", "torch", "staged", "jax"],
         help="leave an implementation out (repeatable)",
     )
     parser.add_argument(
@@ -462,6 +551,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.rounds < 3:
         parser.error("--rounds must be at least 3: the spread column needs quartiles")
     rounds, block_seconds = (7, 0.005) if args.quick else (args.rounds, args.block_ms / 1e3)
+    clock, clock_name = {
+        "wall": (time.perf_counter, "wall-clock time (time.perf_counter)"),
+        "cpu": (time.process_time, "CPU time of the process (time.process_time, --clock cpu)"),
+    }[args.clock]
     warmup_seconds = 0.05 if args.quick else 0.3
 
     engines = load_engines(set(args.skip))
@@ -501,16 +594,20 @@ def main(argv: list[str] | None = None) -> int:
         f" {max(fd_errors):.1e} of central differences"
     )
 
+    costs = {}
+    if engines.staged and param_form == "list":
+        for config in CONFIGS:
+            costs[config.label] = staging_cost(engines, config, repeats=3 if args.quick else 7)
     for config in CONFIGS:
         results[config.label] = time_interleaved(
-            steps_by_label[config.label], rounds, block_seconds, warmup_seconds
+            steps_by_label[config.label], rounds, block_seconds, warmup_seconds, clock
         )
-    short_times = time_interleaved(short_calls, rounds, block_seconds, warmup_seconds)
-    long_times = time_interleaved(long_calls, rounds, block_seconds, warmup_seconds)
+    short_times = time_interleaved(short_calls, rounds, block_seconds, warmup_seconds, clock)
+    long_times = time_interleaved(long_calls, rounds, block_seconds, warmup_seconds, clock)
 
     out += [
         f"- timing: median of {rounds} interleaved rounds of ~{block_seconds * 1e3:g} ms each,"
-        " after warm-up; spread = half the interquartile range",
+        f" after warm-up, {clock_name}; spread = half the interquartile range",
         "",
         "## Step time",
         "",
@@ -520,6 +617,8 @@ def main(argv: list[str] | None = None) -> int:
         "",
         *target_lines(results),
         "",
+        *(["## One-time staging cost (ad_core.stage of value_and_grad, best of several)", "",
+           *format_staging_table(costs), ""] if costs else []),
         f"## Tracing overhead (grad of a chain of sin ops on a (4,) array, slope between "
         f"{chain_short} and {chain_long} ops)",
         "",

@@ -540,6 +540,17 @@ TERMS = [
          "An error divided by the size of the value it is an error of, $|m - n| / |n|$; undefined "
          "where the value is zero, which is why a per-entry check adds an absolute floor.",
          ("part3/gradient-checking-at-scale.md",)),
+    # terms of from_trace_to_program
+    Term("staging", "分阶段 (追踪成程序)",
+         "Tracing a function once into a flat program of primitive calls, forward and backward, "
+         "and running that program on later calls with the same shapes and dtypes.",
+         ("part4/from-trace-to-program.md",), ("staged",)),
+    Term("dead-code elimination", "死代码消除",
+         "Removing each call of a program whose result no output needs, directly or through later "
+         "calls.", ("part4/from-trace-to-program.md",)),
+    Term("common-subexpression elimination", "公共子表达式消除",
+         "Replacing a call by an earlier call of the same pure function on the same arguments.",
+         ("part4/from-trace-to-program.md",)),
 ]
 
 

@@ -59,6 +59,7 @@ PLAN = [
         "part3/gradient-checking-at-scale.md",
         "float32 and float64 steps, per-entry tolerances, sample sizes",
     ),
+    ("Part IV · The gradient as a program", "part4/from-trace-to-program.md", "a trace staged as a program"),
     ("Reference", "reference/api.md", "the public API, from the docstrings"),
     ("Reference", "reference/package-map.md", "every module of `ad_core`, and the order they import"),
     ("Reference", "reference/glossary.md", "every term, in English and Chinese"),

@@ -215,6 +215,7 @@ assert subpackages - {
     "builtins",
     "scipy",
     "wrap_util",
+    "staging",
 } <= {
     "core",
     "tracer",
@@ -226,7 +227,8 @@ print(
         "3. Which names does `import ad_core` give you?",
         ", ".join(f"`{name}`" for name in exported)
         + ". The rest lives in `ad_core.numpy` (the traced NumPy), `ad_core.extend` (for rule "
-        "authors), `ad_core.recorder` (the recorder), `ad_core.test_util`, and, laid out as in "
+        "authors), `ad_core.recorder` (the recorder), `ad_core.test_util`, `ad_core.staging` "
+        "(the programs behind `stage`), and, laid out as in "
         "[HIPS/autograd](https://github.com/HIPS/autograd), `ad_core.misc`, `ad_core.builtins`, "
         "`ad_core.scipy` and `ad_core.wrap_util`.",
     )

@@ -21,6 +21,7 @@ MODULES_WITH_EXAMPLES = [
     "ad_core.misc.optimizers",
     "ad_core.misc.tracers",
     "ad_core.scipy.stats",
+    "ad_core.staging",
     "ad_core.wrap_util",
 ]
 
