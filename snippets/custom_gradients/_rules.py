@@ -4,22 +4,29 @@ import ad_core.numpy as anp
 from ad_core import custom_vjp
 
 
-def sigmoid(x):
-    return 1.0 / (1.0 + anp.exp(-x))
+def norm(x):
+    return anp.sqrt(anp.sum(x**2))
 
 
-def naive_softplus(x):
-    return anp.log1p(anp.exp(x))
-
-
-# --8<-- [start:softplus]
+# --8<-- [start:safe_norm]
 @custom_vjp
-def softplus(x):
-    return anp.logaddexp(0.0, x)  # log(1 + e^x), computed without forming e^x
+def safe_norm(x):
+    return anp.sqrt(anp.sum(x**2))  # the same body as `norm`
 
 
-softplus.defvjp(lambda ans, x: lambda g: g * sigmoid(x))
-# --8<-- [end:softplus]
+# x / |x| away from the origin; at the origin, where there is no derivative, the subgradient 0
+safe_norm.defvjp(lambda ans, x: lambda g: g * x / anp.where(ans > 0, ans, 1.0))
+# --8<-- [end:safe_norm]
+
+
+# --8<-- [start:unguarded]
+@custom_vjp
+def unguarded_norm(x):
+    return anp.sqrt(anp.sum(x**2))
+
+
+unguarded_norm.defvjp(lambda ans, x: lambda g: g * x / ans)  # the derivative's formula, as written
+# --8<-- [end:unguarded]
 
 
 # --8<-- [start:straight_through]

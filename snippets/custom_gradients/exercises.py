@@ -30,7 +30,8 @@ print(collapsible(
 ))
 print()
 
-# 2. The detached-baseline trick: f(x) + (stop_gradient(g(x)) - g(x))... value f, gradient of f - g.
+# 2. A term zero in value, not in gradient: f(x) + (g(x) - stop_gradient(g(x))) has the value of f
+# and the gradient of f + g.
 x = 0.7
 trick = lambda v: anp.sin(v) + (anp.cos(v) - stop_gradient(anp.cos(v)))  # noqa: E731
 print(collapsible(

@@ -50,3 +50,23 @@ print(text(
     k=checked(int(np.count_nonzero(points["`max(x)` at a tie"])), against=int(winners.sum())),
     tie=given(tie), torch=given(PYTORCH), jax=given(JAX),
 ))
+
+# A program of such rules: relu(x) - relu(-x) is the identity, derivative 1 at every point.
+identity_at_zero = float(grad(lambda x: anp.maximum(x, 0.0) - anp.maximum(-x, 0.0))(0.0))
+# Recorded from the two libraries' relu (tests/snippets/test_custom_gradients.py runs them).
+IDENTITY_AT_ZERO = {PYTORCH: 0.0, JAX: 0.0}
+print()
+print(text(
+    "Each primitive's rule picks one subgradient, but a program of such rules can return a number "
+    "that is no subgradient of the program. `relu(x) - relu(-x)` is the identity, with derivative "
+    "{one} everywhere. At zero the engine returns {ours}, because its half-split at the two kinks "
+    "adds up; {torch}'s `relu` and {jax}'s `jax.nn.relu` give {theirs}. Kakade and Lee study when "
+    "such a program's derivative can be trusted ([*Provably Correct Automatic Subdifferentiation "
+    "for Qualified Programs*](https://arxiv.org/abs/1809.08530)).\n"
+    + MARKER[PYTORCH] + "\n" + MARKER[JAX],
+    one=given(1.0, shown_as=lambda v: f"{v:g}"),
+    ours=checked(identity_at_zero, against=0.5 + 0.5, shown_as=lambda v: f"{v:g}"),
+    torch=given(PYTORCH), jax=given(JAX),
+    theirs=given(IDENTITY_AT_ZERO[PYTORCH], shown_as=lambda v: f"{v:g}"),
+))
+assert IDENTITY_AT_ZERO[PYTORCH] == IDENTITY_AT_ZERO[JAX]

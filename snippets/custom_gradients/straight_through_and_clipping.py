@@ -57,14 +57,21 @@ hand_gradient = 2 * weights**2 * x
 u = weights * x
 print(text(
     "With `weights` = {w}, the gradient is {g}. Clipped by value to $[-1, 1]$ after the backward "
-    "pass it is {bv}; rescaled to global norm one it is {bn} (norm {norm}), the same direction. "
-    "Clipping the cotangent at the point $u = w \\odot x$ gives {inside}: the cotangent "
-    "$2u$ is clipped to $[-1, 1]$ *there*, then multiplied by `weights` on its way to `x`, so "
-    "entries can exceed one and the direction changes. The two are different transformations.",
+    "pass it is {bv}, which changes its direction; rescaled to global norm one it is {bn} (norm "
+    "{norm}), the same direction. Clipping the cotangent at the point $u = w \\odot x$ gives "
+    "{inside}: the cotangent $2u$ is clipped to $[-1, 1]$ *there*, then multiplied by `weights` on "
+    "its way to `x`, so entries can exceed one. The rule is not linear in the cotangent: the loss "
+    "halved gives, doubled, {halved}, not the same gradient, so a mean instead of a sum, or a "
+    "loss scale, changes which entries are clipped.",
     w=given(weights),
     g=checked(gradient, against=hand_gradient, rtol=1e-15),
     bv=checked(by_value, against=np.minimum(1.0, np.maximum(-1.0, hand_gradient))),
     bn=checked(by_norm, against=hand_gradient / np.sqrt(np.sum(hand_gradient**2)), rtol=1e-15),
     norm=checked(float(np.linalg.norm(by_norm)), against=1.0, rtol=1e-15),
     inside=checked(inside, against=weights * np.clip(2 * u, -1.0, 1.0), rtol=1e-15),
+    halved=checked(2 * grad(lambda v: 0.5 * loss_clipped_inside(v))(x),
+                   against=2 * weights * np.clip(u, -1.0, 1.0), rtol=1e-15),
 ))
+assert not np.allclose(2 * grad(lambda v: 0.5 * loss_clipped_inside(v))(x), inside)
+cosine = by_value @ gradient / (np.linalg.norm(by_value) * np.linalg.norm(gradient))
+assert cosine < 1 - 1e-6  # clipping by value turned the gradient

@@ -104,7 +104,8 @@ print(collapsible(
         "levels, $x$ and $y$ share one $\\varepsilon$: the inner tangent of $x y^2$ is "
         "$y^2 \\dot x + 2 x y \\dot y$ = {inner} at $x = y$ = {point} with both tangents {point}, "
         "a plain number, so the outer function is $x$ times that number and its derivative "
-        "{untagged}: the $\\dot x$ term leaked into the inner derivative.",
+        "{untagged}. The $\\dot x$ term leaked into the inner derivative, and the inner derivative "
+        "lost its dependence on $x$ (the $\\varepsilon^2$ term that would carry it is zero).",
         point=given(1.0, shown_as=lambda v: f"{v:g}"),
         right=checked(right, against=4.0, shown_as=lambda v: f"{v:g}"),
         # y² ẋ + 2xy ẏ at x = y = 1 with ẋ = ẏ = 1

@@ -52,13 +52,22 @@ def test_jax_at_nondifferentiable_points() -> None:
                            f"`jax.nn.relu`: {_code(jax.grad(jax.nn.relu)(0.0))}")
 
 
-def test_page_shows_the_engine_conventions_and_the_declared_softplus(text: str) -> None:
+def test_relu_identity_at_zero_in_pytorch_and_jax() -> None:
+    """relu(x) - relu(-x) at 0: the values the page records for PyTorch 2.13 and JAX 0.10.2."""
+    torch = pytest.importorskip("torch")
+    jax = pytest.importorskip("jax")
+    x = torch.tensor(0.0, dtype=torch.float64, requires_grad=True)
+    (torch.relu(x) - torch.relu(-x)).backward()
+    assert x.grad.item() == points.IDENTITY_AT_ZERO[points.PYTORCH]
+    jax.config.update("jax_enable_x64", True)
+    at_zero = jax.grad(lambda v: jax.nn.relu(v) - jax.nn.relu(-v))(0.0)
+    assert float(at_zero) == points.IDENTITY_AT_ZERO[points.JAX]
+
+
+def test_page_shows_the_engine_conventions_and_the_safe_norm(text: str) -> None:
     # The engine's column, from the conventions computed here: split a tie, sign(0), half.
     assert "| max(x) at a tie | [0. 0.5 0.5] |" in text
     assert f"| abs(x) at zero | {np.sign(0.0)} |" in text
     assert "| maximum(x, 0.0) at zero | 0.5 |" in text
-    # Softplus: nan from the naive body where exp overflows, the declared rule's exact 1.
-    with np.errstate(over="ignore"):
-        overflow = next(x for x in (700.0, 710.0) if np.isinf(np.exp(x)))
-    assert f"| {overflow} | nan | 1" in text
-    assert "grad(grad(softplus))(0.0), is 0.25" in text
+    # The norm at the origin: nan through the body's rules and the unguarded formula, 0 guarded.
+    assert "| [0. 0.] | 0.0 | [nan nan] | [nan nan] | [0. 0.]" in text
