@@ -63,7 +63,7 @@ print(text(
     "adds up; {torch}'s `relu` and {jax}'s `jax.nn.relu` give {theirs}. Kakade and Lee study when "
     "such a program's derivative can be trusted ([*Provably Correct Automatic Subdifferentiation "
     "for Qualified Programs*](https://arxiv.org/abs/1809.08530)).\n"
-    + MARKER[PYTORCH] + "\n" + MARKER[JAX],
+    + f"<!-- tested: {TEST}test_relu_identity_at_zero_in_pytorch_and_jax -->",
     one=given(1.0, shown_as=lambda v: f"{v:g}"),
     ours=checked(identity_at_zero, against=0.5 + 0.5, shown_as=lambda v: f"{v:g}"),
     torch=given(PYTORCH), jax=given(JAX),
