@@ -1,9 +1,50 @@
 // Render the math that pymdownx.arithmatex (generic mode) leaves in the page, with the local
-// KaTeX. Material's `document$` emits on the first load and after every instant navigation,
-// so math on pages reached without a full reload is rendered too. A LaTeX error goes to
+// KaTeX. KaTeX (script, stylesheet, and the fonts the stylesheet names) is loaded only when a
+// page has math: a page without any loads none of it. Material's `document$` emits on the
+// first load and after every instant navigation, so math on pages reached without a full
+// reload is rendered too (loading KaTeX then, if it was not loaded yet). A LaTeX error goes to
 // console.error, which the browser test treats as a failure.
 (function () {
   "use strict";
+
+  var here = document.currentScript.src;
+  var vendor = function (path) {
+    return new URL("../vendor/katex/" + path, here).href;
+  };
+  var loading = null;
+
+  function script(src) {
+    return new Promise(function (resolve, reject) {
+      var element = document.createElement("script");
+      element.src = src;
+      element.onload = resolve;
+      element.onerror = function () {
+        reject(new Error("could not load " + src));
+      };
+      document.head.appendChild(element);
+    });
+  }
+
+  function loadKatex() {
+    if (!loading) {
+      var css = document.createElement("link");
+      css.rel = "stylesheet";
+      css.href = vendor("katex.min.css");
+      document.head.appendChild(css);
+      var styled = new Promise(function (resolve) {
+        css.onload = resolve;
+        css.onerror = resolve;
+      });
+      loading = script(vendor("katex.min.js"))
+        .then(function () {
+          return script(vendor("contrib/auto-render.min.js"));
+        })
+        .then(function () {
+          return styled;
+        });
+    }
+    return loading;
+  }
 
   function reportError(message, error) {
     console.error("KaTeX: " + message + (error && error.message ? " " + error.message : ""));
@@ -41,6 +82,16 @@
   }
 
   document$.subscribe(function () {
-    renderMath(document.body);
+    if (!document.querySelector(".arithmatex")) {
+      return;
+    }
+    loadKatex().then(
+      function () {
+        renderMath(document.body);
+      },
+      function (error) {
+        reportError("", error);
+      }
+    );
   });
 })();
