@@ -10,7 +10,6 @@ glyphs: one small WOFF file plus the `@font-face` rule that `book.css` names. Th
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import io
 import re
@@ -38,8 +37,20 @@ def characters_in(site_dir: Path) -> set[str]:
     return found
 
 
-@functools.cache
 def _subset(source: Path, mtime_ns: int, characters: str) -> bytes:
+    """The subset, remembered for the rebuilds of one `mkdocs serve` (in exec_cache, which
+    survives them), keyed by the font file, the characters and this module's own source."""
+    from bookkit import exec_cache
+
+    key = ("cjk_font", str(source), mtime_ns, characters, Path(__file__).read_bytes())
+    if key not in exec_cache.memo:
+        if len(exec_cache.memo) > 8:
+            exec_cache.memo.clear()
+        exec_cache.memo[key] = _make_subset(source, characters)
+    return exec_cache.memo[key]
+
+
+def _make_subset(source: Path, characters: str) -> bytes:
     from fontTools import subset
     from fontTools.ttLib import TTFont
 
