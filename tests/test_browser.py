@@ -405,3 +405,23 @@ def test_math_renders_after_instant_navigation(built_site: Path, site_server: st
         context.close()
     assert loaded_by_instant_navigation, "the click reloaded the page instead of navigating"
     assert not errors
+
+
+def test_search_index_loads_on_first_use(site_server: str, browser: object) -> None:
+    """The search index is not part of a page's first load, and search still finds pages."""
+    context = browser.new_context(viewport=VIEWPORTS["desktop"])
+    requested: list[str] = []
+    context.on("request", lambda request: requested.append(request.url))
+    page = context.new_page()
+    try:
+        page.goto(site_server, wait_until="networkidle")
+        before = [url for url in requested if url.endswith("/search/search_index.json")]
+        page.locator("input.md-search__input").click()
+        page.locator("input.md-search__input").fill("gradient")
+        page.wait_for_selector(".md-search-result__item", timeout=RENDER_TIMEOUT_MS)
+        results = page.locator(".md-search-result__item").count()
+        after = [url for url in requested if url.endswith("/search/search_index.json")]
+    finally:
+        context.close()
+    assert not before, "the search index was loaded before the reader searched"
+    assert after and results > 0, f"search found {results} results (index requested: {bool(after)})"
