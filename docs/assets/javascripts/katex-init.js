@@ -81,6 +81,34 @@
     });
   }
 
+  // Inline math never wraps (book.css); a formula wider than its line's box (a long one on
+  // a phone) becomes a box of its own that scrolls sideways, instead of widening the page.
+  function markWide(root) {
+    root.querySelectorAll("span.arithmatex").forEach(function (element) {
+      var box = element.parentElement;
+      while (box && getComputedStyle(box).display.indexOf("inline") === 0) {
+        box = box.parentElement;
+      }
+      element.classList.remove("bk-wide-math");
+      if (box && element.getBoundingClientRect().width > box.clientWidth) {
+        element.classList.add("bk-wide-math");
+      }
+    });
+  }
+
+  // Widths change when the window does, and when KaTeX's fonts arrive after the first layout.
+  var resizing = null;
+  function markWideSoon() {
+    clearTimeout(resizing);
+    resizing = setTimeout(function () {
+      markWide(document.body);
+    }, 100);
+  }
+  window.addEventListener("resize", markWideSoon);
+  if (document.fonts) {
+    document.fonts.addEventListener("loadingdone", markWideSoon);
+  }
+
   document$.subscribe(function () {
     if (!document.querySelector(".arithmatex")) {
       return;
@@ -88,6 +116,12 @@
     loadKatex().then(
       function () {
         renderMath(document.body);
+        markWide(document.body);
+        if (document.fonts) {
+          document.fonts.ready.then(function () {
+            markWide(document.body);
+          });
+        }
       },
       function (error) {
         reportError("", error);
