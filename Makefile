@@ -17,6 +17,8 @@ $(INSTALLED): pyproject.toml
 	touch $@
 
 # KaTeX and Mermaid come from npm and are copied next to the pages, so a page load stays local.
+# Noto Sans SC (@fontsource/noto-sans-sc) stays in node_modules: after each build the mkdocs
+# hook cuts it down to the Chinese characters the pages use (bookkit/cjk_font.py).
 $(ASSETS): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	rm -rf $(VENDOR) && mkdir -p $(VENDOR)/katex/contrib $(VENDOR)/mermaid
@@ -29,6 +31,7 @@ $(ASSETS): package.json package-lock.json
 	cp node_modules/mermaid/dist/chunks/mermaid.esm.min/*.mjs $(VENDOR)/mermaid/chunks/mermaid.esm.min/
 	touch $@
 
+# Rebuilds reuse unchanged block outputs and pages (bookkit/exec_cache.py); `make build` runs all.
 serve: $(INSTALLED) $(ASSETS)
 	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
 

@@ -212,7 +212,9 @@ def _check_page(
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         suffix = "" if viewport == "desktop" else f"-{viewport}"
         name = (page_url.strip("/").replace("/", "--") or "home") + f"-{scheme}{suffix}.png"
-        page.screenshot(path=str(SCREENSHOTS / name), full_page=True)
+        # The whole page at 1280 px; the first screen on a phone (a full phone page is tall
+        # and slow to capture, and its layout is checked by the probe).
+        page.screenshot(path=str(SCREENSHOTS / name), full_page=viewport == "desktop")
     finally:
         context.close()
     return problems, probe
