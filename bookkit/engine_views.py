@@ -26,6 +26,28 @@ def _mermaid_text(text: str) -> str:
     return text.replace('"', "#quot;")
 
 
+def _graph_lines(
+    graph: Any, names: Mapping[int, str] | None, prefix: str = "", indent: str = "    "
+) -> list[str]:
+    """The node and edge lines of one traced graph; `prefix` keeps the ids of several graphs
+    in one diagram apart."""
+    names = dict(names or {})
+    lines = []
+    for node in graph.nodes:
+        name = names.get(node.id, "input" if node.is_root else str(node.primitive))
+        label = _mermaid_text(f"{node.id} · {name}<br/>{fmt_shape(node.shape)}")
+        if node.is_root:
+            lines.append(f'{indent}{prefix}n{node.id}(["{label}"])')
+        elif node.id == graph.output:
+            lines.append(f'{indent}{prefix}n{node.id}[["{label}"]]')
+        else:
+            lines.append(f'{indent}{prefix}n{node.id}["{label}"]')
+    for node in graph.nodes:
+        for parent, argnum in zip(node.parents, node.parent_argnums, strict=True):
+            lines.append(f'{indent}{prefix}n{parent} -->|"arg {argnum}"| {prefix}n{node.id}')
+    return lines
+
+
 def mermaid_graph(
     graph: Any,
     title: str | None = None,
@@ -38,25 +60,30 @@ def mermaid_graph(
     shape; edges go from parent to child and carry the argument position they feed. The root
     is drawn as a stadium and the output as a double-bordered box.
     """
-    names = dict(names or {})
     lines = ["```mermaid"]
     if title:
         lines += ["---", f"title: {_mermaid_text(title)}", "---"]
     lines.append(f"flowchart {direction}")
-    for node in graph.nodes:
-        name = names.get(node.id, "input" if node.is_root else str(node.primitive))
-        label = _mermaid_text(f"{node.id} · {name}<br/>{fmt_shape(node.shape)}")
-        if node.is_root:
-            lines.append(f'    n{node.id}(["{label}"])')
-        elif node.id == graph.output:
-            lines.append(f'    n{node.id}[["{label}"]]')
-        else:
-            lines.append(f'    n{node.id}["{label}"]')
-    for node in graph.nodes:
-        for parent, argnum in zip(node.parents, node.parent_argnums, strict=True):
-            lines.append(f'    n{parent} -->|"arg {argnum}"| n{node.id}')
+    lines += _graph_lines(graph, names)
     lines.append("```")
     # Drawn from the recorded graph: ids, primitives and shapes are what the trace holds.
+    return Rendered("\n".join(lines) + "\n")
+
+
+def mermaid_graphs(panels: Sequence[tuple[str, Any]], direction: str = "TB") -> str:
+    """Several traced graphs side by side in one ```` ```mermaid ```` diagram, one titled box
+    (`(title, graph)`) each, drawn as `mermaid_graph` draws one graph.
+
+    One diagram has one scale: two separate diagrams that the column shrinks by different
+    factors show their text at different sizes, which a comparison should not. The boxes are
+    not linked, so Mermaid places them next to each other and each keeps `direction`.
+    """
+    lines = ["```mermaid", "flowchart TB"]
+    for index, (title, graph) in enumerate(panels):
+        lines += [f'    subgraph g{index} ["{_mermaid_text(title)}"]', f"        direction {direction}"]
+        lines += _graph_lines(graph, None, prefix=f"g{index}", indent="        ")
+        lines.append("    end")
+    lines.append("```")
     return Rendered("\n".join(lines) + "\n")
 
 
