@@ -121,7 +121,7 @@ for name in modules:
 assert already_loaded or "scipy" not in sys.modules, "the package map must not need SciPy"
 print(
     md_table(
-        ["file in `ad_core/`", "what its docstring says first", "lines", "public definitions"],
+        ["file", "its docstring, first sentence", "lines", "public names"],
         rows,
         align=["left", "left", "right", "left"],
     )
