@@ -27,15 +27,17 @@ def _mermaid_text(text: str) -> str:
 
 
 def _graph_lines(
-    graph: Any, names: Mapping[int, str] | None, prefix: str = "", indent: str = "    "
+    graph: Any, names: Mapping[int, str] | None, prefix: str = "", indent: str = "    ",
+    compact: bool = False,
 ) -> list[str]:
     """The node and edge lines of one traced graph; `prefix` keeps the ids of several graphs
-    in one diagram apart."""
+    in one diagram apart. `compact`: labels on one line, and `arg n` only on the edges into a
+    node with several parents (a node with one parent can only take it as its argument)."""
     names = dict(names or {})
     lines = []
     for node in graph.nodes:
         name = names.get(node.id, "input" if node.is_root else str(node.primitive))
-        label = _mermaid_text(f"{node.id} · {name}<br/>{fmt_shape(node.shape)}")
+        label = _mermaid_text(f"{node.id} · {name}{' · ' if compact else '<br/>'}{fmt_shape(node.shape)}")
         if node.is_root:
             lines.append(f'{indent}{prefix}n{node.id}(["{label}"])')
         elif node.id == graph.output:
@@ -44,8 +46,15 @@ def _graph_lines(
             lines.append(f'{indent}{prefix}n{node.id}["{label}"]')
     for node in graph.nodes:
         for parent, argnum in zip(node.parents, node.parent_argnums, strict=True):
-            lines.append(f'{indent}{prefix}n{parent} -->|"arg {argnum}"| {prefix}n{node.id}')
+            if compact and len(node.parents) == 1:
+                lines.append(f"{indent}{prefix}n{parent} --> {prefix}n{node.id}")
+            else:
+                lines.append(f'{indent}{prefix}n{parent} -->|"arg {argnum}"| {prefix}n{node.id}')
     return lines
+
+
+# Mermaid's flowchart spacing for `compact=True`: ranks closer than its default 50 px.
+_COMPACT_SPACING = ["config:", "  flowchart:", "    rankSpacing: 28", "    nodeSpacing: 30"]
 
 
 def mermaid_graph(
@@ -53,18 +62,25 @@ def mermaid_graph(
     title: str | None = None,
     names: Mapping[int, str] | None = None,
     direction: str = "LR",
+    compact: bool = False,
 ) -> str:
     """A ```` ```mermaid ```` flowchart of an `ad_core.inspect.trace_graph(...)` result.
 
     Each node shows its id, its primitive (or `names[id]` if given, e.g. `{0: "x"}`) and its
     shape; edges go from parent to child and carry the argument position they feed. The root
     is drawn as a stadium and the output as a double-bordered box.
+
+    `compact=True` is for a deep graph drawn top to bottom (a long chain, which Mermaid cannot
+    wrap into rows and which left to right would be several columns wide): one-line labels,
+    `arg n` only where a node has several parents, and closer ranks, so it is about two thirds
+    as tall.
     """
     lines = ["```mermaid"]
-    if title:
-        lines += ["---", f"title: {_mermaid_text(title)}", "---"]
+    front = ([f"title: {_mermaid_text(title)}"] if title else []) + (_COMPACT_SPACING if compact else [])
+    if front:
+        lines += ["---", *front, "---"]
     lines.append(f"flowchart {direction}")
-    lines += _graph_lines(graph, names)
+    lines += _graph_lines(graph, names, compact=compact)
     lines.append("```")
     # Drawn from the recorded graph: ids, primitives and shapes are what the trace holds.
     return Rendered("\n".join(lines) + "\n")

@@ -35,6 +35,18 @@ def test_mermaid_graph_has_one_node_per_graph_node_and_one_edge_per_parent() -> 
     assert f"n{graph.output}[[" in text
 
 
+def test_compact_mermaid_graph_labels_only_the_edges_into_a_node_with_several_parents() -> None:
+    graph = trace_graph(_loss, np.ones(3))
+    text = mermaid_graph(graph, direction="TB", compact=True)
+    assert "<br/>" not in text and "\nflowchart TB\n" in text and "rankSpacing: 28" in text
+    several = {node.id for node in graph.nodes if len(node.parents) > 1}
+    assert several, "the example needs a node with two parents"
+    labelled = {int(c) for c in re.findall(r'-->\|"arg \d+"\| n(\d+)$', text, flags=re.MULTILINE)}
+    bare = {int(c) for c in re.findall(r"^    n\d+ --> n(\d+)$", text, flags=re.MULTILINE)}
+    assert labelled == several
+    assert bare == {node.id for node in graph.nodes if len(node.parents) == 1}
+
+
 def test_mermaid_graphs_draws_each_graph_in_its_own_box_with_ids_kept_apart() -> None:
     one = trace_graph(_loss, np.ones(3))
     two = trace_graph(lambda x: anp.sum(anp.exp(x)), np.ones(2))
