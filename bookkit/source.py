@@ -415,7 +415,7 @@ def engine_index(package_dir: Path | None = None) -> EngineIndex:
     return _cached_index(str(directory), stamp)
 
 
-def _breakable_code(name: str) -> str:
+def breakable_code(name: str) -> str:
     """`name` as inline code that a narrow table column may break after a `.`, `/` or `_`
     (`<wbr>`, which adds no character: copied or read, the name is whole)."""
     escaped = html.escape(name, quote=False)
@@ -426,7 +426,7 @@ def _names_cell(keys: Sequence[str], index: EngineIndex) -> str:
     if not keys:
         return "—"
     names = sorted(index.definitions[key].short_name for key in keys)
-    shown = ", ".join(_breakable_code(name) for name in names[:_MAX_NAMES_IN_CELL])
+    shown = ", ".join(breakable_code(name) for name in names[:_MAX_NAMES_IN_CELL])
     hidden = len(names) - _MAX_NAMES_IN_CELL
     return shown + (f" and {hidden} more" if hidden > 0 else "")
 
@@ -443,8 +443,8 @@ def source_map(rows: Iterable[tuple[Any, str, str]]) -> str:
         definition = index.definitions[key]
         table_rows.append(
             [
-                _breakable_code(definition.path),
-                _breakable_code(key.split(":", 1)[1]),
+                breakable_code(definition.path),
+                breakable_code(key.split(":", 1)[1]),
                 f"{definition.first_line}{_EN_DASH}{definition.last_line}",
                 _names_cell(index.called_by[key], index),
                 _names_cell(index.calls[key], index),
