@@ -419,7 +419,10 @@ def breakable_code(name: str) -> str:
     """`name` as inline code that a narrow table column may break after a `.`, `/` or `_`
     (`<wbr>`, which adds no character: copied or read, the name is whole)."""
     escaped = html.escape(name, quote=False)
-    return "<code>" + re.sub(r"([./_])(?=[^./_])", r"\1<wbr>", escaped) + "</code>"
+    breakable = re.sub(r"([./_])(?=[^./_])", r"\1<wbr>", escaped)
+    # Markdown still reads emphasis between raw HTML tags: `__init__` would become a bold
+    # "init". A backslash escape keeps each underscore literal.
+    return "<code>" + breakable.replace("_", "\\_") + "</code>"
 
 
 def _names_cell(keys: Sequence[str], index: EngineIndex) -> str:

@@ -68,7 +68,8 @@ def test_source_map_columns_come_from_the_code() -> None:
     table = source_map([(core.backward_pass, "g, end node → cotangent of the root", "reverse pass")])
     header, _, row = table.strip().splitlines()
     # Paths and names are inline code that may break after `.` or `/` (<wbr> adds no text).
-    cells = [cell.strip().replace("<wbr>", "") for cell in row.strip("|").split("|")]
+    # Underscores are escaped (`\_`), or Markdown would read `__init__` as bold.
+    cells = [cell.strip().replace("<wbr>", "").replace("\\_", "_") for cell in row.strip("|").split("|")]
     cells = [re.sub(r"</?code>", "`", cell) for cell in cells]
     path, first, last = source_location(core.backward_pass)
     assert cells[0] == f"`{path}`"
