@@ -40,7 +40,6 @@ def _pack(kind: _python.type, keys: _python.tuple, values: _python.list) -> Any:
     return container_pack(kind, keys, *values)
 
 
-
 class tuple(tuple_, metaclass=_ContainerMeta):
     """`tuple(items)`: a tuple whose elements may be traced."""
 

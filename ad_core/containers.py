@@ -3,7 +3,9 @@
 A traced container is a `SequenceBox` or `DictBox`; reading an element is the primitive
 `container_take`. Its cotangent is sparse: only the element read receives anything, so the
 backward pass collects per-element contributions in a `SparseCotangent` (see `core`) and fills
-in zeros once, when it reaches the container itself.
+in zeros once, when it reaches the container itself. A container's vector space,
+`ContainerVSpace`, is the product of its elements' spaces; it is registered with `core.VSpace`,
+so that `vspace` and `add_cotangents` treat lists, tuples and dicts as vectors.
 """
 
 from __future__ import annotations
@@ -11,7 +13,18 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-from .core import SparseCotangent, defjvp, defjvp_argnum, defvjp, defvjp_argnum, vspace
+import numpy as np
+
+from .core import (
+    SparseCotangent,
+    VSpace,
+    add_cotangents,
+    defjvp,
+    defjvp_argnum,
+    defvjp,
+    defvjp_argnum,
+    vspace,
+)
 from .tracer import Box, getval, primitive
 
 
@@ -84,6 +97,7 @@ class SequenceBox(Box):
     """A traced list or tuple: indexing and unpacking read traced elements."""
 
     __slots__ = ()
+    pack = staticmethod(pack_output)  # how `core.make_vjp` makes one traced output of a list
 
     def __getitem__(self, key: Any) -> Any:
         if isinstance(key, slice):
@@ -101,6 +115,7 @@ class DictBox(Box):
     """A traced dict: `box[key]`, `.items()` and `.values()` read traced elements."""
 
     __slots__ = ()
+    pack = staticmethod(pack_output)
 
     def __getitem__(self, key: Any) -> Any:
         return container_take(self, key)
@@ -130,3 +145,85 @@ class DictBox(Box):
 SequenceBox.register(list)
 SequenceBox.register(tuple)
 DictBox.register(dict)
+
+
+class ContainerVSpace:
+    """The product space of a list, tuple or dict of values: one vector space per element."""
+
+    def __init__(self, value: list | tuple | dict) -> None:
+        self.kind = type(value)
+        self.keys = list(value.keys()) if isinstance(value, dict) else list(range(len(value)))
+        items = value.values() if isinstance(value, dict) else value
+        self.spaces = [vspace(item) for item in items]
+        self.shape = ()
+
+    def _build(self, items: list) -> Any:
+        if self.kind is dict:
+            return dict(zip(self.keys, items, strict=True))
+        return self.kind(items)
+
+    def _items(self, x: Any) -> list:
+        return [x[key] for key in self.keys]
+
+    @property
+    def size(self) -> int:
+        return sum(space.size for space in self.spaces)
+
+    @property
+    def iscomplex(self) -> bool:
+        return any(space.iscomplex for space in self.spaces)
+
+    def zeros(self) -> Any:
+        return self._build([space.zeros() for space in self.spaces])
+
+    def ones(self) -> Any:
+        return self._build([space.ones() for space in self.spaces])
+
+    def randn(self, rng: np.random.Generator | None = None) -> Any:
+        return self._build([space.randn(rng) for space in self.spaces])
+
+    def standard_basis(self):
+        for position, space in enumerate(self.spaces):
+            for vector in space.standard_basis():
+                items = [other.zeros() for other in self.spaces]
+                items[position] = vector
+                yield self._build(items)
+
+    def inner_prod(self, x: Any, y: Any) -> float:
+        return sum(
+            space.inner_prod(a, b)
+            for space, a, b in zip(self.spaces, self._items(x), self._items(y), strict=True)
+        )
+
+    def covector(self, x: Any) -> Any:
+        return self._build(
+            [space.covector(a) for space, a in zip(self.spaces, self._items(x), strict=True)]
+        )
+
+    def add(self, x: Any, y: Any) -> Any:
+        """Element by element. A traced container (a derivative being differentiated again)
+        is read through traced reads, and the sums are packed into a traced container again."""
+        if isinstance(x, Box) or isinstance(y, Box):
+            return container_pack(self.kind, tuple(self.keys),
+                                  *(add_cotangents(x[key], y[key]) for key in self.keys))
+        return self._build([add_cotangents(x[key], y[key]) for key in self.keys])
+
+    def scale(self, x: Any, factor: float) -> Any:
+        return self._build([space.scale(a, factor)
+                            for space, a in zip(self.spaces, self._items(x), strict=True)])
+
+    scalar_mul = scale
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, ContainerVSpace)
+                and (self.kind, self.keys, self.spaces) == (other.kind, other.keys, other.spaces))
+
+    def __hash__(self) -> int:
+        return hash((self.kind, tuple(self.spaces)))
+
+    def __repr__(self) -> str:
+        return f"ContainerVSpace({self.kind.__name__}, {dict(zip(self.keys, self.spaces, strict=True))})"
+
+
+for _kind in (list, tuple, dict):
+    VSpace.register(_kind, ContainerVSpace)

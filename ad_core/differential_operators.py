@@ -12,20 +12,28 @@ from typing import Any
 
 import numpy as np
 
-from .containers import pack_output
-from .core import make_jvp as _core_make_jvp
-from .core import make_vjp as _core_make_vjp
-from .core import vspace
-from .tracer import Box, getval
+from . import numpy as anp
+from .core import defvjp_argnum, vspace
+from .core import make_jvp as _make_jvp
+from .core import make_vjp as _make_vjp
+from .tracer import Box, getval, primitive
 
 
-def _make_vjp(fun: Callable, x: Any) -> tuple[Callable, Any]:
-    # A function may return a list, tuple or dict of traced values: packed into one.
-    return _core_make_vjp(lambda x: pack_output(fun(x)), x)
-
-
-def _make_jvp(fun: Callable, x: Any) -> Callable:
-    return _core_make_jvp(lambda x: pack_output(fun(x)), x)
+def _check_float(x: Any, where: str) -> None:
+    """Only floats and complex numbers (or containers of them) can be differentiated."""
+    x = getval(x)
+    if isinstance(x, list | tuple | dict):
+        for item in x.values() if isinstance(x, dict) else x:
+            _check_float(item, where)
+        return
+    if type(x) is float or (isinstance(x, np.ndarray | np.generic) and x.dtype.kind in "fc"):
+        return
+    if np.result_type(x).kind not in "fc":
+        try:
+            vspace(x)
+        except TypeError as error:
+            raise TypeError(f"{where}: {error}") from None
+        raise TypeError(f"{where}: cannot differentiate a value of type {type(x).__name__}")
 
 
 def _unary(fun: Callable, args: tuple, argnum: int | tuple[int, ...], operator: str) -> tuple[Callable, Any]:
@@ -63,23 +71,6 @@ def _unary(fun: Callable, args: tuple, argnum: int | tuple[int, ...], operator: 
         return fun(*full)
 
     return tuple_fun, tuple(args[index] for index in argnums)
-
-
-def _check_float(x: Any, where: str) -> None:
-    """Only floats and complex numbers (or containers of them) can be differentiated."""
-    x = getval(x)
-    if isinstance(x, list | tuple | dict):
-        for item in x.values() if isinstance(x, dict) else x:
-            _check_float(item, where)
-        return
-    if type(x) is float or (isinstance(x, np.ndarray | np.generic) and x.dtype.kind in "fc"):
-        return
-    if np.result_type(x).kind not in "fc":
-        try:
-            vspace(x)
-        except TypeError as error:
-            raise TypeError(f"{where}: {error}") from None
-        raise TypeError(f"{where}: cannot differentiate a value of type {type(x).__name__}")
 
 
 def _nary(build: Callable, fun: Callable, argnum: int | tuple[int, ...], name: str) -> Callable:
@@ -195,8 +186,6 @@ def jacobian(fun: Callable, argnum: int | tuple[int, ...] = 0) -> Callable:
 
 
 def _jacobian(fun: Callable, x: Any) -> Any:
-    from . import numpy as anp
-
     vjp, ans = _make_vjp(fun, x)
     out_space, in_space = vspace(ans), vspace(x)
     rows = [vjp(basis) for basis in out_space.standard_basis()]
@@ -247,8 +236,6 @@ def hessian_vector_product_reverse(fun: Callable, argnum: int = 0) -> Callable:
     def hvp(*args_and_vector):
         *args, vector = args_and_vector
         unary_grad, x = _unary(gradient, tuple(args), argnum, "hessian_vector_product")
-        from . import numpy as anp
-
         return grad(lambda x: anp.sum(unary_grad(x) * getval(vector)))(x)
 
     return hvp
@@ -277,6 +264,18 @@ def grad_and_aux(fun: Callable, argnum: int | tuple[int, ...] = 0) -> Callable:
     return _nary(_grad_and_aux, fun, argnum, "grad_and_aux")
 
 
+def _unbox_level(x: Any, level: int) -> Any:
+    """`x` with the boxes of trace `level` opened, inside lists, tuples and dicts too; boxes of
+    outer traces stay, so an outer trace can still differentiate through `aux`."""
+    if isinstance(x, Box):
+        return x._value if x._trace == level else x
+    if isinstance(x, list | tuple):
+        return type(x)(_unbox_level(item, level) for item in x)
+    if isinstance(x, dict):
+        return {key: _unbox_level(value, level) for key, value in x.items()}
+    return x
+
+
 def _grad_and_aux(fun: Callable, x: Any) -> tuple[Any, Any]:
     kept = {}
 
@@ -288,18 +287,6 @@ def _grad_and_aux(fun: Callable, x: Any) -> tuple[Any, Any]:
     vjp, ans = _make_vjp(value_only, x)
     _check_scalar_output(ans, "grad_and_aux")
     return vjp(vspace(ans).ones()), _unbox_level(kept["aux"], kept["level"])
-
-
-def _unbox_level(x: Any, level: int) -> Any:
-    """`x` with the boxes of trace `level` opened, inside lists, tuples and dicts too; boxes of
-    outer traces stay, so an outer trace can still differentiate through `aux`."""
-    if isinstance(x, Box):
-        return x._value if x._trace == level else x
-    if isinstance(x, list | tuple):
-        return type(x)(_unbox_level(item, level) for item in x)
-    if isinstance(x, dict):
-        return {key: _unbox_level(value, level) for key, value in x.items()}
-    return x
 
 
 def grad_named(fun: Callable, argname: str) -> Callable:
@@ -331,8 +318,6 @@ def vector_jacobian_product(fun: Callable, argnum: int = 0) -> Callable:
 
     def vjp(*args_and_vector):
         *args, vector = args_and_vector
-        from . import numpy as anp
-
         def contracted(*args):
             return anp.tensordot(vector, fun(*args), np.ndim(vector))
 
@@ -353,8 +338,6 @@ def make_ggnvp(f: Callable, g: Callable | None = None, f_argnum: int = 0) -> Cal
     last axis, as in autograd, so it is a scalar, and gives $J_f^\top J_f v$, only when $f$
     returns a vector; for an output with more axes pass a `g` of your own.
     """
-    from . import numpy as anp
-
     outer = g if g is not None else (lambda y: 0.5 * anp.sum(y**2, axis=-1))
 
     def build(f, x):
@@ -394,9 +377,6 @@ def checkpoint(fun: Callable) -> Callable:
     HIPS/autograd 1.9.1's `checkpoint` differs: its VJP maker calls `make_vjp` when the rule is
     made, in the forward pass, so `fun` runs twice there and its traced intermediates stay alive
     until the backward pass."""
-    from .core import defvjp_argnum
-    from .tracer import primitive
-
     def recompute_vjp(argnum, ans, args, kwargs):
         def vjp_by_recomputing(g):
             # Traced again only now: the forward pass kept nothing of fun's inside.

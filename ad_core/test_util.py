@@ -32,6 +32,10 @@ def numerical_jvp(f: Callable, x: Any, v: Any, eps: float = EPS) -> Any:
     return out_space.scale(out_space.add(forward, out_space.scale(backward, -1.0)), 1 / eps)
 
 
+def _name(f: Callable) -> str:
+    return getattr(f, "__name__", type(f).__name__)
+
+
 def _fail(
     f: Callable, argnum: int, mode: str, order: int, what: str, expected: Any, computed: Any,
     source: str = "central differences",
@@ -53,10 +57,6 @@ def _allclose(a: Any, b: Any, rtol: float, atol: float) -> bool:
     if isinstance(a, list | tuple) and isinstance(b, list | tuple):
         return len(a) == len(b) and all(_allclose(x, y, rtol, atol) for x, y in zip(a, b, strict=True))
     return bool(np.allclose(a, b, rtol=rtol, atol=atol))
-
-
-def _name(f: Callable) -> str:
-    return getattr(f, "__name__", type(f).__name__)
 
 
 def _check_close(f, a, b, argnum, mode, order, what, rtol, atol) -> None:
@@ -100,12 +100,15 @@ def check_jvp(f, x, rng, argnum=0, order=1, eps=EPS, rtol=RTOL, atol=ATOL) -> No
     _check_close(f, numeric, tangent, argnum, "fwd", order, "J v differs", rtol, atol)
 
 
-def _check_one(f, x, modes, order, rng, argnum, level, **tolerances) -> None:
-    with warnings.catch_warnings():
-        if level > 1:
-            # The derivative of a linear function does not depend on x; that is no error here.
-            warnings.simplefilter("ignore", UserWarning)
-        _check_derivatives(f, x, modes, order, rng, argnum, level, **tolerances)
+def _named(f: Callable, name: str) -> Callable:
+    f.__name__ = name
+    return f
+
+
+def _own_rng(level: int) -> np.random.Generator:
+    """Directions for the check along the direction, from a generator of their own: the other
+    checks draw the same directions as they would without it."""
+    return np.random.default_rng(level)
 
 
 def _check_derivatives(f, x, modes, order, rng, argnum, level, **tolerances) -> None:
@@ -130,15 +133,16 @@ def _check_derivatives(f, x, modes, order, rng, argnum, level, **tolerances) -> 
             _check_one(vjp_along, cotangent, ("rev",), 1, _own_rng(level), argnum, level + 1, **tolerances)
 
 
-def _own_rng(level: int) -> np.random.Generator:
-    """Directions for the check along the direction, from a generator of their own: the other
-    checks draw the same directions as they would without it."""
-    return np.random.default_rng(level)
+def _check_one(f, x, modes, order, rng, argnum, level, **tolerances) -> None:
+    with warnings.catch_warnings():
+        if level > 1:
+            # The derivative of a linear function does not depend on x; that is no error here.
+            warnings.simplefilter("ignore", UserWarning)
+        _check_derivatives(f, x, modes, order, rng, argnum, level, **tolerances)
 
 
-def _named(f: Callable, name: str) -> Callable:
-    f.__name__ = name
-    return f
+
+
 
 
 def _is_differentiable(value: Any) -> bool:

@@ -12,8 +12,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, ClassVar
 
-from . import inspect as _inspect
-
 
 class Node:
     """A vertex of the computation graph. Subclasses say what is stored for each mode."""
@@ -150,8 +148,6 @@ def primitive(f_raw: Callable) -> Callable:
         # an argument may be one: calling the wrapper again lets the outer trace record this too.
         ans = (f_wrapped if level else f_raw)(*argvals, **kwargs)
         node = type(parents[0])(ans, f_wrapped, argvals, kwargs, parent_argnums, parents)
-        if _inspect.active is not None:
-            _inspect.active.on_forward(node, f_wrapped, ans, parents, parent_argnums)
         box_type = Box.type_mappings.get(type(ans))
         if box_type is not None and box_type.is_differentiable(ans):
             return box_type(ans, level, node)

@@ -18,6 +18,13 @@ from collections.abc import Callable
 from typing import Any
 
 
+def _subvals(values: tuple, replacements: Any) -> tuple:
+    values = list(values)
+    for index, value in replacements:
+        values[index] = value
+    return tuple(values)
+
+
 def unary_to_nary(unary_operator: Callable) -> Callable:
     """`unary_operator(fun, x, *op_args)` becomes `operator(fun, argnum=0, *op_args)(*args)`,
     which differentiates `fun` with respect to `args[argnum]` (a tuple `argnum`: a tuple of them)."""
@@ -44,13 +51,6 @@ def unary_to_nary(unary_operator: Callable) -> Callable:
         return nary_f
 
     return nary_operator
-
-
-def _subvals(values: tuple, replacements: Any) -> tuple:
-    values = list(values)
-    for index, value in replacements:
-        values[index] = value
-    return tuple(values)
 
 
 def wraps(fun: Callable, namestr: str = "{fun}", docstr: str = "{doc}", **kwargs) -> Callable:

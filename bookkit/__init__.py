@@ -21,7 +21,7 @@ from .formatting import (
     text,
 )
 from .snippet_modules import load_snippet_module
-from .source import engine_index, show_source, source_location, source_map
+from .source import engine_index, show_excerpt, show_source, source_location, source_map
 
 __all__ = [
     "Derivation",
@@ -45,6 +45,7 @@ __all__ = [
     "mermaid_graph",
     "mermaid_graphs",
     "observed",
+    "show_excerpt",
     "show_source",
     "source_location",
     "source_map",

@@ -1,6 +1,6 @@
 """Page content recorded from the engine: graph diagrams and event tables.
 
-Both consume `ad_core.inspect` objects (`trace_graph(...)` and `record().events`) and never
+Both consume `ad_core.recorder` objects (`trace_graph(...)` and `record().events`) and never
 re-derive what the engine did.
 """
 
@@ -64,7 +64,7 @@ def mermaid_graph(
     direction: str = "LR",
     compact: bool = False,
 ) -> str:
-    """A ```` ```mermaid ```` flowchart of an `ad_core.inspect.trace_graph(...)` result.
+    """A ```` ```mermaid ```` flowchart of an `ad_core.recorder.trace_graph(...)` result.
 
     Each node shows its id, its primitive (or `names[id]` if given, e.g. `{0: "x"}`) and its
     shape; edges go from parent to child and carry the argument position they feed. The root
@@ -140,7 +140,7 @@ def events_table(
     checks: Mapping[str, Callable[[Any], Any]] | None = None,
     tolerance: Mapping[str, float] | None = None,
 ) -> Rendered:
-    """A Markdown table with one row per `ad_core.inspect.Event`, each value checked.
+    """A Markdown table with one row per `ad_core.recorder.Event`, each value checked.
 
     A column is the name of an event field (`step`, `kind`, `node`, `primitive`, `argnum`,
     `value`, `shape`, `ndim`) or of a `detail` entry (`stage`, `cotangent`, `before`, ...),

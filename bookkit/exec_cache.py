@@ -105,11 +105,13 @@ def _valid(entry: Entry) -> bool:
 _touching: list[set[str]] = []  # the files the running block has opened, listed or loaded
 
 
-def note_loaded(relative_path: str) -> None:
-    """`load_snippet_module` was asked for this file (it may answer from its own cache,
-    without opening it): the running block depends on it."""
+def note_loaded(path: str | Path) -> None:
+    """`load_snippet_module` was asked for this file (repository-relative or absolute; it may
+    answer from its own cache, without opening it): the running block depends on it."""
     if _touching:
-        _touching[-1].add(str(Path(relative_path).as_posix()))
+        resolved = (REPO_ROOT / path).resolve()
+        if resolved.is_relative_to(REPO_ROOT):
+            _touching[-1].add(resolved.relative_to(REPO_ROOT).as_posix())
 
 
 def _key(code: str, options: dict[str, Any]) -> str:

@@ -9,19 +9,28 @@
    `.md` links, broken and unchecked. `on_page_content` converts and validates them with
    MkDocs' own link logic, and registers their anchors for MkDocs' anchor validation; ids
    that snippets print become known anchors of their page.
-4. After the build, it writes the subset of a CJK font that holds exactly the Chinese
-   characters the pages use (`bookkit/cjk_font.py`).
-3. It counts what this build executed: code blocks, distinct snippet files, and `assert`
+3. A block that runs one snippet file gets that file's path as `__file__` (markdown-exec gives
+   a block none), so a snippet finds the files beside it with `Path(__file__).with_name(...)`
+   the same way in the build and standalone.
+4. It counts what this build executed: code blocks, distinct snippet files, and `assert`
    statements. Asserts are counted as they execute (a line trace limited to code-block frames,
    so an assert in a loop counts once per iteration) and also statically (`ast`), and the
    home page gets a build stamp with these numbers in place of `STAMP_PLACEHOLDER`.
+5. It keeps what each executed snippet printed, and when `BOOK_SNIPPET_OUTPUTS` names a file
+   (`bookkit.testing.mkdocs_build` sets it), writes there `{include ("snippets/x.py", or
+   "snippets/x.py:section"): [the output of each fence that ran it]}` as JSON: the tests read
+   the build's own executions of the snippets instead of running every snippet again.
+6. After the build, it writes the subset of a CJK font that holds exactly the Chinese
+   characters the pages use (`bookkit/cjk_font.py`).
 """
 
 from __future__ import annotations
 
 import ast
 import functools
+import json
 import logging
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -63,6 +72,7 @@ class _Fence:
     origins: list[tuple[str, int]] = field(default_factory=list)  # (file, line) per code line
     texts: list[str] = field(default_factory=list)
     used: bool = False
+    includes: list[str] = field(default_factory=list)  # the `--8<--` specs, as the page writes them
 
     @property
     def snippet_files(self) -> list[str]:
@@ -97,6 +107,9 @@ class _BuildState:
     static_asserts: int = 0
     asserts_executed: int = 0
     unmatched_blocks: int = 0
+    printed: list[str] = field(default_factory=list)  # what the running block has printed
+    # include -> what each fence that ran it printed
+    outputs: dict[str, list[str]] = field(default_factory=dict)
 
     def reset(self) -> None:
         self.__init__()  # type: ignore[misc]
@@ -167,6 +180,7 @@ def _executed_fences(markdown: str, page: str) -> list[_Fence]:
             body_line = line[indent:] if line[:indent].strip() == "" else line
             include = _INCLUDE.match(body_line)
             if include:
+                fence.includes.append(include["spec"])
                 for path, number, text in _included_lines(include["spec"]):
                     fence.origins.append((path, number))
                     fence.texts.append(text)
@@ -246,8 +260,12 @@ def _wrap_formatter(original: Callable[..., str]) -> Callable[..., str]:
             _state.files.update(fence.snippet_files)
         else:
             _state.unmatched_blocks += 1
+        _state.printed = []
         try:
-            return _run_counting_asserts(lambda: original(source, language, *args, **kwargs), source)
+            html = _run_counting_asserts(lambda: original(source, language, *args, **kwargs), source)
+            if fence is not None and len(fence.includes) == 1:
+                _state.outputs.setdefault(fence.includes[0], []).append("".join(_state.printed))
+            return html
         finally:
             _state.current = None
 
@@ -269,6 +287,8 @@ def _guard_markdown_exec_print() -> None:
     def guarded(buffer: Any, *texts: Any, **options: Any) -> None:
         guard_printed(*texts)
         original(buffer, *texts, **options)
+        # What the block printed, as markdown-exec's print writes it and as `print` would.
+        _state.printed.append(" ".join(str(text) for text in texts) + options.get("end", "\n"))
 
     guarded._bookkit_guarded = True  # type: ignore[attr-defined]
     guarded._bookkit_original = original  # type: ignore[attr-defined]
@@ -318,13 +338,44 @@ def _reuse_unchanged_blocks() -> None:
     load = snippet_modules.load_snippet_module
     load = getattr(load, "_bookkit_original", load)
 
-    def load_snippet_module(relative_path: str) -> Any:
+    def load_snippet_module(relative_path: str | Path) -> Any:
         exec_cache.note_loaded(relative_path)
         return load(relative_path)
 
     load_snippet_module._bookkit_original = load  # type: ignore[attr-defined]
     snippet_modules.load_snippet_module = load_snippet_module
     bookkit.load_snippet_module = load_snippet_module
+
+
+def _snippet_file_of(fence: _Fence | None) -> Path | None:
+    """The one snippet file every code line of `fence` comes from, or None (a block with lines
+    typed in the page, or with lines from several files, has no file of its own)."""
+    if fence is None:
+        return None
+    files = {path for path, _ in fence.origins}
+    if len(files) != 1 or fence.page in files:
+        return None
+    resolved = _resolve_include(files.pop())
+    return resolved[1].resolve() if resolved else None
+
+
+def _give_blocks_their_file() -> None:
+    """Set `__file__` in the globals of a block that runs one snippet file
+    (`_snippet_file_of`), as `python snippets/<chapter>/<file>.py` would."""
+    from markdown_exec._internal.formatters import python as exec_python
+
+    original = exec_python.exec_python
+    if getattr(original, "_bookkit_gives_file", False):
+        return
+
+    def exec_with_file(code: str, filename: str, exec_globals: dict[str, Any] | None = None) -> None:
+        snippet = _snippet_file_of(_state.current)
+        if exec_globals is not None and snippet is not None:
+            exec_globals["__file__"] = str(snippet)
+        original(code, filename, exec_globals)
+
+    exec_with_file._bookkit_gives_file = True  # type: ignore[attr-defined]
+    exec_python.exec_python = exec_with_file
 
 
 # --- Naming the page and snippet in markdown-exec's warnings -----------------------------------
@@ -403,6 +454,7 @@ def on_config(config: Any) -> Any:
     exec_cache.reused = 0
     exec_cache.pages_reused = 0
     exec_cache.new_build()
+    _give_blocks_their_file()
     return config
 
 
@@ -673,4 +725,6 @@ def on_post_build(config: Any) -> None:
             else ""
         )
     )
-
+    outputs_file = os.environ.get("BOOK_SNIPPET_OUTPUTS")
+    if outputs_file:
+        Path(outputs_file).write_text(json.dumps(_state.outputs, indent=1, sort_keys=True), encoding="utf-8")

@@ -17,9 +17,10 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 _loaded: dict[str, tuple[int, ModuleType]] = {}
 
 
-def load_snippet_module(relative_path: str) -> ModuleType:
+def load_snippet_module(relative_path: str | Path) -> ModuleType:
     """The module at `relative_path` (from the repository root, e.g.
-    `"snippets/tracing/_model.py"`), imported once and again only when the file changes."""
+    `"snippets/tracing/_model.py"`, or absolute, e.g. `Path(__file__).with_name("_model.py")`),
+    imported once and again only when the file changes."""
     path = (REPO_ROOT / relative_path).resolve()
     if not path.is_file():
         raise FileNotFoundError(f"no snippet module at {relative_path}")

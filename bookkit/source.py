@@ -18,8 +18,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .claims import Rendered
-from .formatting import _render_table
+from .claims import Rendered, checked
+from .formatting import _render_table, text
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ENGINE_PACKAGE = "ad_core"
@@ -68,6 +68,57 @@ def source_location(obj: Any) -> tuple[str, int, int]:
         raise TypeError(f"no source file for {obj!r}")
     return _relative(path), first, first + len(lines) - 1
 
+
+
+def _line_span(path: str, first: int, last: int) -> Rendered:
+    if first == last:
+        return text("`{path}` line {first}", path=path, first=first)
+    return text("`{path}` lines {first}\u2013{last}", path=path, first=first, last=last)
+
+
+def located(obj: Any) -> Rendered:
+    """`path` lines `first` to `last` of an engine or snippet-module object, from
+    `source_location`, each number checked against `inspect.getsourcelines` of the unwrapped
+    function, for a theory ↔ source table."""
+    import os
+
+    path, first, last = source_location(obj)
+    function = inspect.unwrap(getattr(obj, "fun", obj))
+    lines, start = inspect.getsourcelines(function)
+    where = os.path.relpath(inspect.getsourcefile(function), REPO_ROOT).replace(os.sep, "/")
+    return _line_span(
+        checked(path, against=where).value,
+        checked(first, against=start),
+        checked(last, against=start + len(lines) - 1),
+    )
+
+
+def section_location(path: str | Path, name: str) -> Rendered:
+    """`path` lines `first` to `last`: the code lines of the ``--8<--`` section `name` of the
+    file at `path` (absolute, or relative to the repository), the lines a page includes with
+    `--8<-- "path:name"`. The markers are found in the file's lines and, independently, among
+    its comment tokens; the two must give the same numbers."""
+    import io
+    import tokenize
+
+    file = (REPO_ROOT / path).resolve()
+    source = file.read_text(encoding="utf-8")
+    marker = {"start": f"# --8<-- [start:{name}]", "end": f"# --8<-- [end:{name}]"}
+    file_lines = [line.strip() for line in source.splitlines()]
+    by_lines = {kind: file_lines.index(text_) + 1 for kind, text_ in marker.items()}
+    comments = [
+        token for token in tokenize.generate_tokens(io.StringIO(source).readline)
+        if token.type == tokenize.COMMENT
+    ]
+    by_tokens = {
+        kind: next(token.start[0] for token in comments if token.string == text_)
+        for kind, text_ in marker.items()
+    }
+    return _line_span(
+        _relative(file),
+        checked(by_lines["start"] + 1, against=by_tokens["start"] + 1),  # the line after the start marker
+        checked(by_lines["end"] - 1, against=by_tokens["end"] - 1),  # the line before the end marker
+    )
 
 
 def source_line(obj: Any, pattern: str) -> tuple[str, int, str]:
@@ -132,6 +183,34 @@ def listing_class(code: str) -> str | None:
         return None
     return f"bk-cols-{min(-(-longest // 5) * 5, _WIDEST_CLASS)}"
 
+
+
+def show_excerpt(obj: Any, start: str, end: str | None = None, *, full_listing: str,
+                 hl_lines: Iterable[int] = ()) -> str:
+    """The lines of `obj`'s live source from the one matching `start` to the one matching `end`
+    (regular expressions, as in `source_line`; `end=None` is the start line alone), numbered with
+    the file's own line numbers, and a caption that links to the page listing `obj` in full.
+
+    An engine function is listed in full on one page only (`tests/snippets/test_every_page.py`
+    counts the full listings); elsewhere a page shows the lines it discusses with this."""
+    path, first, last = source_location(obj)
+    _, from_line, _ = source_line(obj, start)
+    _, to_line, _ = source_line(obj, end) if end is not None else (path, from_line, "")
+    if to_line < from_line:
+        raise ValueError(f"{end!r} matches line {to_line}, above {start!r} at line {from_line}")
+    file_lines = (REPO_ROOT / path).read_text(encoding="utf-8").splitlines()
+    code = textwrap.dedent("\n".join(file_lines[from_line - 1 : to_line]))
+    options = f'linenums="{from_line}"'
+    highlighted = sorted(set(hl_lines))
+    if highlighted:
+        outside = [line for line in highlighted if not from_line <= line <= to_line]
+        if outside:
+            raise ValueError(f"lines {outside} are outside {path} lines {from_line}{_EN_DASH}{to_line}")
+        options += ' hl_lines="' + " ".join(str(line - from_line + 1) for line in highlighted) + '"'
+    span = f"line {from_line}" if from_line == to_line else f"lines {from_line}{_EN_DASH}{to_line}"
+    caption = (f"`{path}` · `{_symbol_name(obj)}` · {span} of {first}{_EN_DASH}{last} "
+               f"(listed in full in {full_listing})")
+    return Rendered(f"{caption}\n\n```python {options}\n{code}\n```\n")
 
 
 @dataclass(frozen=True)
@@ -265,6 +344,11 @@ def _local_names(node: ast.AST) -> set[str]:
     return names
 
 
+# Modules that watch the engine rather than use it: the recorder names engine functions to
+# recognise them while they run, and a "called by" column that listed it would mislead.
+OBSERVERS = {ENGINE_PACKAGE + ".recorder"}
+
+
 class EngineIndex:
     """Every definition in the engine's modules and which of them refer to which."""
 
@@ -287,6 +371,8 @@ class EngineIndex:
             self.calls[key] = self._references(key, definition)
         self.called_by: dict[str, list[str]] = {key: [] for key in self.definitions}
         for caller, callees in self.calls.items():
+            if caller.split(":", 1)[0] in OBSERVERS:
+                continue
             for callee in callees:
                 self.called_by[callee].append(caller)
 

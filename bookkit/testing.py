@@ -1,4 +1,4 @@
-"""Helpers for tests that look at the built site."""
+"""Helpers for tests that look at the built site, and the book's page list read from the nav."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -99,16 +100,116 @@ def page_text(site: Path, page_url: str, whole_page: bool = False) -> str:
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BUILD_TIMEOUT_SECONDS = 900
+HOME_PAGE = "index.md"
+HOME_NAME = "home"  # the home page's snippet folder and test file: snippets/home/, test_home.py
+
+
+@dataclass(frozen=True)
+class NavPage:
+    """One page of the nav: its title, its Markdown file (relative to `docs/`) and the nav
+    section it sits in (`"Part I · The engine"`; empty for a top-level entry)."""
+
+    title: str
+    source: str
+    section: str = ""
+
+    @property
+    def url(self) -> str:
+        """Where the page is built: `"part1/tracing/"`, `""` for the home page."""
+        return "" if self.source == HOME_PAGE else self.source.removesuffix(".md") + "/"
+
+    @property
+    def name(self) -> str:
+        """The page's file name with `_` for `-` (`broadcasting_in_reverse`; `home` for the home
+        page): the name of its snippet folder and of its test file."""
+        return HOME_NAME if self.source == HOME_PAGE else Path(self.source).stem.replace("-", "_")
+
+    @property
+    def snippet_folder(self) -> str:
+        return f"snippets/{self.name}"
+
+    @property
+    def is_chapter(self) -> bool:
+        """A chapter is a page of one of the nav's parts (`Part I · …`, `Part II · …`)."""
+        return self.section.startswith("Part ")
+
+
+def _nav(config: Path) -> list:
+    """The `nav` of `config`. mkdocs.yml holds tags such as `!relative` and `!!python/name:`
+    that only MkDocs resolves; the nav needs none of them, so they load as None."""
+    import yaml
+
+    class IgnoreTags(yaml.SafeLoader):
+        pass
+
+    IgnoreTags.add_multi_constructor("!", lambda loader, suffix, node: None)
+    IgnoreTags.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
+    return yaml.load(Path(config).read_text(encoding="utf-8"), Loader=IgnoreTags)["nav"]
+
+
+def nav_pages(config: Path = REPO_ROOT / "mkdocs.yml") -> list[NavPage]:
+    """Every page of the nav of `config`, in the book's order."""
+    pages: list[NavPage] = []
+
+    def walk(entries: list, section: str) -> None:
+        for entry in entries:
+            ((title, value),) = entry.items() if isinstance(entry, dict) else ((None, entry),)
+            if isinstance(value, list):
+                walk(value, section or title)
+            else:
+                pages.append(NavPage(title or "", value, section))
+
+    walk(_nav(config), "")
+    return pages
+
+
+def chapters(config: Path = REPO_ROOT / "mkdocs.yml") -> list[NavPage]:
+    """The chapters of the nav of `config` (`NavPage.is_chapter`), in the book's order."""
+    return [page for page in nav_pages(config) if page.is_chapter]
+
+
+def page_of_test(test_file: str | Path, config: Path = REPO_ROOT / "mkdocs.yml") -> NavPage:
+    """The nav page that the test file `tests/snippets/test_<name>.py` is about: the one whose
+    `NavPage.name` is `<name>` (`test_broadcasting_in_reverse.py` → `part1/broadcasting-in-reverse.md`,
+    `test_home.py` → `index.md`)."""
+    stem = Path(test_file).stem
+    if not stem.startswith("test_"):
+        raise ValueError(f"{test_file} is not named test_<page>.py")
+    name = stem.removeprefix("test_")
+    matches = [page for page in nav_pages(config) if page.name == name]
+    if len(matches) != 1:
+        known = ", ".join(page.name for page in nav_pages(config))
+        raise LookupError(
+            f"{Path(test_file).name}: {len(matches)} nav pages are named {name!r} (names: {known})"
+        )
+    return matches[0]
+
+
+def snippet_outputs_file(site_dir: Path) -> Path:
+    """Where `mkdocs_build` has the hook write what each snippet printed in the build: next to
+    the site, not in it, so it is never published."""
+    return site_dir.with_name(site_dir.name + ".snippet-outputs.json")
+
+
+# The hash seed of the build's process; a snippet run outside it uses another one, so output
+# that depends on set or dict-of-str ordering shows as a difference.
+BUILD_HASH_SEED = "2"
 
 
 def mkdocs_build(config: Path | None, site_dir: Path, cwd: Path = REPO_ROOT) -> subprocess.CompletedProcess:
     """Run `mkdocs build --strict` (with the project's `mkdocs.yml` when `config` is None) in a
     fresh interpreter, since markdown-exec keeps state between builds in one process, and
-    return the finished process: `returncode`, and MkDocs' log in `stderr`."""
+    return the finished process: `returncode`, and MkDocs' log in `stderr`. What each snippet
+    printed is written to `snippet_outputs_file(site_dir)`."""
     arguments = ["-m", "mkdocs", "build", "--strict", "-d", str(site_dir)]
     if config is not None:
         arguments += ["-f", str(config)]
-    return run_python(arguments, {"NO_MKDOCS_2_WARNING": "1"}, BUILD_TIMEOUT_SECONDS, cwd=cwd)
+    environment = {
+        "NO_MKDOCS_2_WARNING": "1",
+        "PYTHONHASHSEED": BUILD_HASH_SEED,
+        "BOOK_SNIPPET_OUTPUTS": str(snippet_outputs_file(Path(site_dir))),
+    }
+    return run_python(arguments, environment, BUILD_TIMEOUT_SECONDS, cwd=cwd)
 
 
 def run_python(
@@ -237,7 +338,7 @@ def assert_hand_vs_engine_rows(
     rtol: float = 1e-9,
     atol: float = 1e-12,
 ) -> None:
-    """Check a hand-vs-engine table (`bookkit.mlp_by_hand.comparison_table`) on a page's visible
+    """Check a hand-vs-engine table (`bookkit.gradient_comparison.comparison_table`) on a page's visible
     text, one row `| d<name> | ...` per name: the row shows the hand-written gradient's shape;
     that gradient agrees with `reference` (from an engine the book does not use) to `rtol` and
     `atol`; the "exact" cell says whether it equals `engine`'s bit for bit; "approximate" says yes.

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bookkit.hooks import STAMP_PLACEHOLDER
-from bookkit.testing import REPO_ROOT, mkdocs_build, page_text, project_config_copy
+from bookkit.testing import REPO_ROOT, mkdocs_build, nav_pages, page_text, project_config_copy
 
 DOCS = REPO_ROOT / "docs"
 EXEC_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*python\b.*\bexec=\"on\"", re.MULTILINE)
@@ -73,9 +73,7 @@ def _files_included_by_exec_fences() -> set[str]:
 
 
 def test_every_page_is_in_the_nav() -> None:
-    config = (REPO_ROOT / "mkdocs.yml").read_text(encoding="utf-8")
-    nav_text = config[config.index("\nnav:") :]
-    in_nav = set(re.findall(r"^\s*-[^#\n]*?:\s*\"?([\w/.-]+\.md)\"?\s*$", nav_text, re.MULTILINE))
+    in_nav = {page.source for page in nav_pages()}
     pages = {p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")}
     assert pages - in_nav == set(), "pages missing from the nav"
     assert in_nav - pages == set(), "nav entries without a page"

@@ -46,17 +46,6 @@ def flatten(value: Any) -> tuple[Any, Callable[[Any], Any]]:
     return flat_value, unflatten
 
 
-def _flatten(value: Any) -> Any:
-    # The type of the raw value decides, so that a traced container (a `SequenceBox` or a
-    # `DictBox`) is walked like the list, tuple or dict inside it.
-    kind = type(getval(value))
-    if kind in (list, tuple):
-        return _concatenate([_flatten(item) for item in value])
-    if kind is dict:
-        return _concatenate([_flatten(value[key]) for key in sorted(getval(value))])
-    return anp.ravel(value)
-
-
 def _concatenate(pieces: list[Any]) -> Any:
     # An empty container flattens to an empty float vector, as in autograd.
     if not pieces:
@@ -67,6 +56,17 @@ def _concatenate(pieces: list[Any]) -> Any:
     return anp.concatenate(
         [piece if getval(piece).dtype == dtype else anp.astype(piece, dtype) for piece in pieces]
     )
+
+
+def _flatten(value: Any) -> Any:
+    # The type of the raw value decides, so that a traced container (a `SequenceBox` or a
+    # `DictBox`) is walked like the list, tuple or dict inside it.
+    kind = type(getval(value))
+    if kind in (list, tuple):
+        return _concatenate([_flatten(item) for item in value])
+    if kind is dict:
+        return _concatenate([_flatten(value[key]) for key in sorted(getval(value))])
+    return anp.ravel(value)
 
 
 def flatten_func(

@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as onp
 
-from .. import inspect as _inspect
 from ..core import def_linear, defjvp, defjvp_argnum, vspace
 from ..tracer import getval
 from . import wrapper as anp
@@ -37,25 +36,13 @@ def broadcast(x: Any, target_meta: tuple, broadcast_idx: int = 0) -> Any:
     size; a complex target makes the tangent complex.
     """
     target_shape, target_ndim, _dtype, target_iscomplex = target_meta
-    # Each stage is reported to a recording, if one is on, as in `unbroadcast`.
-    recorder = _inspect.active
-    if recorder is not None:
-        recorder.on_stage("broadcast", "enter", x, target_shape=target_shape)
     while anp.ndim(x) < target_ndim:
         x = anp.expand_dims(x, broadcast_idx)
-        if recorder is not None:
-            recorder.on_stage("broadcast", "expand_dims", x, axis=broadcast_idx,
-                              target_shape=target_shape)
     for axis, size in enumerate(anp.shape(x)):
         if size == 1 and target_shape[axis] != 1:
             x = anp.repeat(x, target_shape[axis], axis=axis)
-            if recorder is not None:
-                recorder.on_stage("broadcast", "repeat", x, axis=axis,
-                                  target_shape=target_shape)
     if target_iscomplex and not anp.iscomplexobj(x):
-        x = x + 0j
-        if recorder is not None:
-            recorder.on_stage("broadcast", "complex", x, target_shape=target_shape)
+        x = anp.add(x, 0j)  # a primitive call, like every other stage, so that it is traced
     return x
 
 
@@ -248,13 +235,13 @@ defjvp(anp.sort, lambda g, ans, x, axis=-1, kind=None, order=None: g[sorting_ind
     x, onp.argsort(getval(x), axis=axis, kind=kind, order=order), axis)])
 defjvp(anp.partition, lambda g, ans, x, kth, axis=-1, kind="introselect", order=None: g[sorting_index(
     x, onp.argpartition(getval(x), kth, axis=axis, kind=kind, order=order), axis)])
-defjvp(anp.astype, lambda g, ans, x, dtype, **kwargs: _cast_like(g, ans))
-
-
 def _cast_like(g: Any, ans: Any) -> Any:
     if not vspace(ans).iscomplex:
         g = anp.real(g)
     return anp.astype(g, anp.metadata(ans)[2])
+
+
+defjvp(anp.astype, lambda g, ans, x, dtype, **kwargs: _cast_like(g, ans))
 
 
 # =============================================================================================

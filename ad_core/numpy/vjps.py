@@ -16,7 +16,6 @@ from typing import Any
 import numpy as onp
 from numpy._core.einsumfunc import _parse_einsum_input
 
-from .. import inspect as _inspect
 from ..core import defvjp, defvjp_argnum, vspace
 from ..tracer import getval
 from . import wrapper as anp
@@ -55,28 +54,13 @@ def unbroadcast(x: Any, target_meta: tuple, broadcast_idx: int = 0) -> Any:
     if (type(x) is onp.ndarray and x.shape == target_shape
             and (target_iscomplex or x.dtype.kind != "c")):
         return x  # nothing was broadcast: the common case, kept cheap
-    # An active recording gets a report of each stage; with none, none is built.
-    recorder = _inspect.active
-    target = {"target_shape": target_shape, "target_ndim": target_ndim}
-    if recorder is not None:
-        recorder.on_stage("unbroadcast", "enter", x, **target)
     while _ndim(x) > target_ndim:
         x = anp.sum(x, axis=broadcast_idx)
-        if recorder is not None:
-            recorder.on_stage("unbroadcast", "sum_leading", x,
-                              axis=broadcast_idx, **target)
     for axis, size in enumerate(target_shape):
         if size == 1 and x.shape[axis] != 1:
             x = anp.sum(x, axis=axis, keepdims=True)
-            if recorder is not None:
-                recorder.on_stage("unbroadcast", "sum_keepdims", x,
-                                  axis=axis, **target)
     if _iscomplex(x) and not target_iscomplex:
         x = anp.real(x)
-        if recorder is not None:
-            recorder.on_stage("unbroadcast", "real", x, **target)
-    if recorder is not None:
-        recorder.on_stage("unbroadcast", "return", x, **target)
     return x
 
 
@@ -330,6 +314,10 @@ defvjp(anp.cumsum, grad_cumsum)
 # =============================================================================================
 
 
+def _real_part(x: Any) -> Any:
+    return anp.real(x) if _iscomplex(x) else x
+
+
 def real_for_real(target: Any, vjp: Callable) -> Callable:
     """`vjp`, with the cotangent of a real `target` made real. A product of a real and a complex
     factor has a complex cotangent; its imaginary part points in no real direction, so a real
@@ -337,10 +325,6 @@ def real_for_real(target: Any, vjp: Callable) -> Callable:
     if anp.metadata(target)[3]:
         return vjp
     return lambda g: _real_part(vjp(g))
-
-
-def _real_part(x: Any) -> Any:
-    return anp.real(x) if _iscomplex(x) else x
 
 
 def dot_vjp_0(ans, A, B):
@@ -486,6 +470,13 @@ def inner_vjp(argnum):
 
 
 defvjp(anp.inner, inner_vjp(0), inner_vjp(1))
+
+
+def _match_complex(target: Any, x: Any) -> Any:
+    """Give a cotangent the real or complex type of the input it belongs to."""
+    if vspace(target).iscomplex:
+        return x + 0j
+    return anp.real(x)
 
 
 def grad_kron(argnum, ans, args, kwargs):
@@ -783,6 +774,12 @@ defvjp(
     None,
     lambda ans, shape, fill_value, dtype=None, **kwargs: unbroadcast_f(fill_value, lambda g: g),
 )
+def _diag_matrix(g, shape, k):
+    rows = onp.arange(anp.shape(g)[0]) + max(-k, 0)
+    cols = onp.arange(anp.shape(g)[0]) + max(k, 0)
+    return anp.untake(g, (rows, cols), shape)
+
+
 defvjp(anp.diag, lambda ans, x, k=0: lambda g: (
     anp.diagonal(g, k) if anp.ndim(x) == 1 else _diag_matrix(g, _shape(x), k)))
 
@@ -803,18 +800,8 @@ defvjp(
 )
 
 
-def _diag_matrix(g, shape, k):
-    rows = onp.arange(anp.shape(g)[0]) + max(-k, 0)
-    cols = onp.arange(anp.shape(g)[0]) + max(k, 0)
-    return anp.untake(g, (rows, cols), shape)
-
-
 defvjp(anp.make_diagonal, lambda ans, D, offset=0, axis1=-1, axis2=-2: lambda g: anp.diagonal(
     g, 0, -1, -2))
-defvjp(anp.diagonal, lambda ans, x, offset=0, axis1=0, axis2=1: lambda g: _diagonal_adjoint(
-    g, _shape(x), offset, axis1, axis2))
-
-
 def _diagonal_adjoint(g, shape, offset, axis1, axis2):
     """Place `g` (the diagonal along its last axis) back on the plane `(axis1, axis2)`: with
     those two axes moved to the end, the diagonal is `[..., i, i + offset]`."""
@@ -827,6 +814,10 @@ def _diagonal_adjoint(g, shape, offset, axis1, axis2):
     cols = onp.arange(length) + max(offset, 0)
     moved = anp.untake(g, (Ellipsis, rows, cols), (*others, shape[axis1], shape[axis2]))
     return anp.moveaxis(moved, (-2, -1), (axis1, axis2))
+
+
+defvjp(anp.diagonal, lambda ans, x, offset=0, axis1=0, axis2=1: lambda g: _diagonal_adjoint(
+    g, _shape(x), offset, axis1, axis2))
 
 
 def grad_trace(ans, x, offset=0):
@@ -842,14 +833,14 @@ def grad_trace(ans, x, offset=0):
 defvjp(anp.trace, grad_trace)
 defvjp(anp.triu, lambda ans, x, k=0: lambda g: anp.triu(g, k))
 defvjp(anp.tril, lambda ans, x, k=0: lambda g: anp.tril(g, k))
-defvjp(anp.astype, lambda ans, x, dtype, **kwargs: lambda g: _cast_back(g, x))
-
-
 def _cast_back(g, x):
     _shape, _, dtype, iscomplex = anp.metadata(x)
     if not iscomplex:
         g = anp.real(g)
     return anp.astype(g, dtype)
+
+
+defvjp(anp.astype, lambda ans, x, dtype, **kwargs: lambda g: _cast_back(g, x))
 
 
 # =============================================================================================
@@ -859,16 +850,16 @@ def _cast_back(g, x):
 defvjp(anp.array_getitem, lambda ans, A, index: (
     lambda shape: lambda g: anp.untake(g, index, shape))(anp.shape(A)))
 defvjp(anp.untake, lambda ans, g, index, shape: lambda h: anp.array_getitem(h, index))
-defvjp(anp.take, lambda ans, A, indices, axis=None: (
-    lambda shape: lambda g: _untake_along(g, indices, axis, shape))(anp.shape(A)))
-
-
 def _untake_along(g, indices, axis, shape):
     if axis is None:
         return anp.reshape(anp.untake(g, indices, (int(onp.prod(shape)),)), shape)
     axis = axis % len(shape)
     index = (slice(None),) * axis + (indices,)
     return anp.untake(g, index, shape)
+
+
+defvjp(anp.take, lambda ans, A, indices, axis=None: (
+    lambda shape: lambda g: _untake_along(g, indices, axis, shape))(anp.shape(A)))
 
 
 # =============================================================================================
@@ -884,8 +875,3 @@ defvjp(anp.angle, lambda ans, x: lambda g: _match_complex(
 defvjp(anp.real_if_close, lambda ans, x: lambda g: _match_complex(x, g))
 
 
-def _match_complex(target: Any, x: Any) -> Any:
-    """Give a cotangent the real or complex type of the input it belongs to."""
-    if vspace(target).iscomplex:
-        return x + 0j
-    return anp.real(x)

@@ -65,6 +65,33 @@ def wrap_namespace(old: dict[str, Any], new: dict[str, Any]) -> None:
             new[name] = done[id(obj)] = primitive(DIRECT_IMPLEMENTATIONS.get(obj, obj))
 
 
+def _count(shape: tuple, axis: Any) -> int:
+    axes = (axis,) if isinstance(axis, int) else axis
+    count = 1
+    for axis_ in axes:
+        count *= shape[axis_]
+    return count
+
+
+def _contains_box(items: Any) -> bool:
+    if isinstance(items, Box):
+        return True
+    if isinstance(items, list | tuple):
+        # `builtins.any`: the bare name is NumPy's wrapped `any`, which calls a generator true.
+        return builtins.any(_contains_box(item) for item in items)
+    return False
+
+
+def _holds_boxes(a: Any) -> bool:
+    return isinstance(a, list | tuple) and _contains_box(a)
+
+
+def _of_array(general: Callable, a: Any, **kwargs: Any) -> Any:
+    """`np.mean([x, x + 2])` with traced entries: the primitive sees a plain list (its boxes
+    inside, out of the tracer's sight), so it calls itself again on `array(a)`, a traced array."""
+    if kwargs.get("out") is None:
+        kwargs.pop("out", None)
+    return wrapped[general.__name__](array(a), **kwargs)
 
 
 def _direct_reduction(reduce: Callable, general: Callable, divide_by_count: bool = False) -> Callable:
@@ -87,26 +114,6 @@ def _direct_reduction(reduce: Callable, general: Callable, divide_by_count: bool
     reduction.__qualname__ = general.__qualname__
     reduction.__doc__ = general.__doc__
     return reduction
-
-
-def _holds_boxes(a: Any) -> bool:
-    return isinstance(a, list | tuple) and _contains_box(a)
-
-
-def _of_array(general: Callable, a: Any, **kwargs: Any) -> Any:
-    """`np.mean([x, x + 2])` with traced entries: the primitive sees a plain list (its boxes
-    inside, out of the tracer's sight), so it calls itself again on `array(a)`, a traced array."""
-    if kwargs.get("out") is None:
-        kwargs.pop("out", None)
-    return wrapped[general.__name__](array(a), **kwargs)
-
-
-def _count(shape: tuple, axis: Any) -> int:
-    axes = (axis,) if isinstance(axis, int) else axis
-    count = 1
-    for axis_ in axes:
-        count *= shape[axis_]
-    return count
 
 
 def _max_or_min(reduce: Callable, general: Callable) -> Callable:
@@ -373,6 +380,12 @@ def array(A: Any, *args: Any, **kwargs: Any) -> Any:
 _where_primitive = wrapped["where"]
 
 
+def _holds_arrays(value: Any) -> bool:
+    if isinstance(value, Box | _np.ndarray | _np.generic):
+        return True
+    return isinstance(value, list | tuple) and builtins.any(_holds_arrays(item) for item in value)
+
+
 def where(condition: Any, *args: Any, **kwargs: Any) -> Any:
     """`numpy.where` with HIPS/autograd's conventions: `x` and `y` may be passed by keyword,
     `where(condition)` alone is `nonzero(condition)`, and when nothing is an array or traced
@@ -396,21 +409,6 @@ def where(condition: Any, *args: Any, **kwargs: Any) -> Any:
 # The rules live on the primitive; registering one on `where` registers it there.
 where.vjps, where.jvps, where.fun = _where_primitive.vjps, _where_primitive.jvps, _where_primitive.fun
 where.is_primitive = True
-
-
-def _holds_arrays(value: Any) -> bool:
-    if isinstance(value, Box | _np.ndarray | _np.generic):
-        return True
-    return isinstance(value, list | tuple) and builtins.any(_holds_arrays(item) for item in value)
-
-
-def _contains_box(items: Any) -> bool:
-    if isinstance(items, Box):
-        return True
-    if isinstance(items, list | tuple):
-        # `builtins.any`: the bare name is NumPy's wrapped `any`, which calls a generator true.
-        return builtins.any(_contains_box(item) for item in items)
-    return False
 
 
 asarray = array

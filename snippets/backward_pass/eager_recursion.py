@@ -5,7 +5,7 @@ import numpy as np
 
 from ad_core import numpy as anp
 from ad_core.core import VJPNode, backward_pass
-from ad_core.inspect import record
+from ad_core.recorder import record
 from ad_core.tracer import trace
 from bookkit import checked, given, md_table, yes_no
 

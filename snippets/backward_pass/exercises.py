@@ -5,7 +5,7 @@ import numpy as np
 from ad_core import make_vjp
 from ad_core import numpy as anp
 from ad_core.extend import defvjp, primitive
-from ad_core.inspect import record
+from ad_core.recorder import record
 from bookkit import checked, collapsible, fmt_array, given, md_table, observed, text
 
 # 1. Visit order and cotangents for sin(x) * cos(x).

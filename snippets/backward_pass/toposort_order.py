@@ -1,11 +1,13 @@
 """The order `toposort` gives the running example's graph, and the property that makes it safe."""
 
+from pathlib import Path
+
 from ad_core.core import VJPNode
-from ad_core.inspect import record
+from ad_core.recorder import record
 from ad_core.tracer import toposort, trace
 from bookkit import checked, given, load_snippet_module, md_table, text
 
-example = load_snippet_module("snippets/backward_pass/_running_example.py")
+example = load_snippet_module(Path(__file__).with_name("_running_example.py"))
 
 # --8<-- [start:order]
 root = VJPNode.new_root(example.POINT)

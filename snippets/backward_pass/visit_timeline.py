@@ -1,10 +1,12 @@
 """The backward pass of the running example as a call timeline, from the recorder."""
 
+from pathlib import Path
+
 from ad_core import grad
-from ad_core.inspect import record
+from ad_core.recorder import record
 from bookkit import Rendered, checked, fmt_array_inline, given, load_snippet_module, md_table, text
 
-example = load_snippet_module("snippets/backward_pass/_running_example.py")
+example = load_snippet_module(Path(__file__).with_name("_running_example.py"))
 
 with record() as recording:
     gradient = grad(example.f)(example.POINT)  # the root's visit below is checked against it

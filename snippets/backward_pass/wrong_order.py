@@ -2,11 +2,13 @@
 Run on the running example's graph, it loses a contribution, and a finite-difference check
 catches it."""
 
+from pathlib import Path
+
 import numpy as np
 
 from ad_core import grad
 from ad_core.core import VJPNode
-from ad_core.inspect import record
+from ad_core.recorder import record
 from ad_core.tracer import trace
 from bookkit import (
     Rendered,
@@ -20,7 +22,7 @@ from bookkit import (
     yes_no,
 )
 
-example = load_snippet_module("snippets/backward_pass/_running_example.py")
+example = load_snippet_module(Path(__file__).with_name("_running_example.py"))
 
 
 # --8<-- [start:discovery_order]

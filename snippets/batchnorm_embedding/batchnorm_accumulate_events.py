@@ -4,7 +4,7 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
-from ad_core.inspect import record, trace_graph
+from ad_core.recorder import record, trace_graph
 from bookkit import checked, events_table, given, mermaid_graph, text
 
 n, H = 4, 2

@@ -2,16 +2,17 @@
 
 import numpy as np
 
-from bookkit import checked, given, md_table, text
-from bookkit.mlp_by_hand import (
-    BN_MOMENTUM,
-    calibrate_batchnorm,
-    evaluate_loss,
-    evaluate_loss_atomic,
-    forward,
-    make_splits,
-    train_by_hand,
-)
+from bookkit import checked, given, load_snippet_module, md_table, text
+
+names_data = load_snippet_module("snippets/network_by_hand/_names_data.py")
+model = load_snippet_module("snippets/network_by_hand/_model.py")
+training = load_snippet_module("snippets/network_by_hand/_training.py")
+make_splits = names_data.make_splits
+BN_MOMENTUM, forward = model.BN_MOMENTUM, model.forward
+calibrate_batchnorm = training.calibrate_batchnorm
+evaluate_loss = training.evaluate_loss
+evaluate_loss_atomic = training.evaluate_loss_atomic
+train_by_hand = training.train_by_hand
 
 run = train_by_hand()
 splits = make_splits()

@@ -4,8 +4,12 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
-from bookkit import Derivation, checked, given, text
-from bookkit.mlp_by_hand import BN_EPS, batchnorm_backward_fused
+from bookkit import Derivation, checked, given, load_snippet_module, text
+
+model = load_snippet_module("snippets/network_by_hand/_model.py")
+by_hand = load_snippet_module("snippets/network_by_hand/_backward.py")
+BN_EPS = model.BN_EPS
+batchnorm_backward_fused = by_hand.batchnorm_backward_fused
 
 n, H = 8, 5
 

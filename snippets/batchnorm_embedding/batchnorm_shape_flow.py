@@ -1,7 +1,11 @@
 """BatchNorm's steps with their shapes: which go from (32, 64) to (1, 64) and back."""
 
-from bookkit import checked, md_table, text
-from bookkit.mlp_by_hand import N_HIDDEN, worked_example
+from bookkit import checked, load_snippet_module, md_table, text
+
+model = load_snippet_module("snippets/network_by_hand/_model.py")
+worked = load_snippet_module("snippets/network_by_hand/_worked_example.py")
+N_HIDDEN = model.N_HIDDEN
+worked_example = worked.worked_example
 
 example = worked_example()
 cache, params = example.cache, example.params

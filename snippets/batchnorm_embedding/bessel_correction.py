@@ -2,8 +2,12 @@
 
 import numpy as np
 
-from bookkit import checked, given, text
-from bookkit.mlp_by_hand import BN_EPS, worked_example
+from bookkit import checked, given, load_snippet_module, text
+
+model = load_snippet_module("snippets/network_by_hand/_model.py")
+worked = load_snippet_module("snippets/network_by_hand/_worked_example.py")
+BN_EPS = model.BN_EPS
+worked_example = worked.worked_example
 
 PYTORCH = "PyTorch 2.13"
 LECTURE = "https://www.youtube.com/watch?v=q8SA3rM6ckI"

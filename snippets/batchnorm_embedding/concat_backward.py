@@ -2,8 +2,12 @@
 
 import numpy as np
 
-from bookkit import checked, given, md_table, text
-from bookkit.mlp_by_hand import BLOCK_SIZE, N_EMBD, worked_example
+from bookkit import checked, given, load_snippet_module, md_table, text
+
+model = load_snippet_module("snippets/network_by_hand/_model.py")
+worked = load_snippet_module("snippets/network_by_hand/_worked_example.py")
+BLOCK_SIZE, N_EMBD = model.BLOCK_SIZE, model.N_EMBD
+worked_example = worked.worked_example
 
 example = worked_example()
 dembcat = example.hand["embcat"]

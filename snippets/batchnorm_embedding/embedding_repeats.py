@@ -2,8 +2,15 @@
 
 import numpy as np
 
-from bookkit import Rendered, checked, given, md_table, text, yes_no
-from bookkit.mlp_by_hand import ALPHABET, backward_hpreact_to_input, compare, worked_example
+from bookkit import Rendered, checked, given, load_snippet_module, md_table, text, yes_no
+from bookkit.gradient_comparison import compare
+
+model = load_snippet_module("snippets/network_by_hand/_model.py")
+by_hand = load_snippet_module("snippets/network_by_hand/_backward.py")
+worked = load_snippet_module("snippets/network_by_hand/_worked_example.py")
+ALPHABET = model.ALPHABET
+backward_hpreact_to_input = by_hand.backward_hpreact_to_input
+worked_example = worked.worked_example
 
 # A batch of one context, ". . e": row 0 of C is used twice.
 C = np.arange(6.0).reshape(3, 2)

@@ -3,7 +3,7 @@
 import inspect
 
 import ad_core.numpy as anp
-from bookkit import show_source
+from bookkit import show_excerpt
 from bookkit.source import rule_registrations, rules_listing
 
 # The module that registers the rules, found from a rule rather than by name.
@@ -13,7 +13,8 @@ print(f"`{rules[0].path}`:")
 print()
 print(rules_listing(rules))
 print()
-print(show_source(anp.untake))
+print(show_excerpt(anp.untake, r"if type\(index\) is _np\.ndarray", r"_np\.add\.at\(result\.reshape",
+                   full_listing="[Copies and gathers](../part2/copies-and-gathers.md)"))
 
 # The prose around this listing relies on these facts; fail the build if the engine changes.
 getitem_rule = next(rule.text for rule in rules if rule.primitive == "anp.array_getitem")

@@ -2,16 +2,15 @@
 
 import numpy as np
 
-from bookkit import checked, collapsible, given, observed, text
-from bookkit.mlp_by_hand import (
-    ALPHABET,
-    BATCH_SIZE,
-    BN_EPS,
-    compare,
-    forward,
-    make_splits,
-    worked_example,
-)
+from bookkit import checked, collapsible, given, load_snippet_module, observed, text
+from bookkit.gradient_comparison import compare
+
+names_data = load_snippet_module("snippets/network_by_hand/_names_data.py")
+model = load_snippet_module("snippets/network_by_hand/_model.py")
+worked = load_snippet_module("snippets/network_by_hand/_worked_example.py")
+make_splits = names_data.make_splits
+ALPHABET, BATCH_SIZE, BN_EPS, forward = model.ALPHABET, model.BATCH_SIZE, model.BN_EPS, model.forward
+worked_example = worked.worked_example
 
 example = worked_example()
 hand, engine, cache = example.hand, example.engine, example.cache

@@ -1,13 +1,13 @@
 """Hand-written gradients from hpreact down to the embedding table against ad_core's."""
 
-from bookkit.mlp_by_hand import (
-    HPREACT_TO_INPUT,
-    compare,
-    comparison_summary,
-    comparison_table,
-    predicted_bit_equal,
-    worked_example,
-)
+from bookkit import load_snippet_module
+from bookkit.gradient_comparison import compare, comparison_summary, comparison_table
+
+model = load_snippet_module("snippets/network_by_hand/_model.py")
+
+worked = load_snippet_module("snippets/network_by_hand/_worked_example.py")
+HPREACT_TO_INPUT = model.HPREACT_TO_INPUT
+predicted_bit_equal, worked_example = worked.predicted_bit_equal, worked.worked_example
 
 SECOND_BATCH = 30          # as in the previous chapter's table
 

@@ -2,15 +2,16 @@
 
 import importlib.resources
 
-from bookkit import checked, given, text
-from bookkit.mlp_by_hand import (
-    ALPHABET,
-    calibrate_batchnorm,
-    load_names,
-    make_splits,
-    sample_names,
-    train_by_hand,
-)
+from bookkit import checked, given, load_snippet_module, text
+
+names_data = load_snippet_module("snippets/network_by_hand/_names_data.py")
+model = load_snippet_module("snippets/network_by_hand/_model.py")
+training = load_snippet_module("snippets/network_by_hand/_training.py")
+load_names, make_splits = names_data.load_names, names_data.make_splits
+ALPHABET = model.ALPHABET
+calibrate_batchnorm = training.calibrate_batchnorm
+sample_names = training.sample_names
+train_by_hand = training.train_by_hand
 
 COUNT = 20
 run = train_by_hand()

@@ -4,10 +4,11 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
-from bookkit import checked, given, show_source, text
+from bookkit import checked, given, show_excerpt, text
 
 rule = anp.sum.vjps[0]
-print(show_source(rule))
+print(show_excerpt(rule, r"shape = _shape\(x\)", r"return lambda g: anp\.broadcast_to",
+                   full_listing="[Writing VJP rules](../part1/vjp-rules.md)"))
 print()
 # What the rule does to a `(1, H)` cotangent of a batch sum with keepdims: copy it to every row.
 x = np.arange(8.0).reshape(4, 2)

@@ -6,17 +6,17 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
-from bookkit import checked, given, md_table, svg_figure, text
-from bookkit.mlp_by_hand import (
-    BATCH_SIZE,
-    N_HIDDEN,
-    VOCAB_SIZE,
-    calibrate_batchnorm,
-    evaluate_loss_atomic,
-    logits_with_frozen_batchnorm,
-    make_splits,
-    train_by_hand,
-)
+from bookkit import checked, given, load_snippet_module, md_table, svg_figure, text
+
+names_data = load_snippet_module("snippets/network_by_hand/_names_data.py")
+model = load_snippet_module("snippets/network_by_hand/_model.py")
+training = load_snippet_module("snippets/network_by_hand/_training.py")
+make_splits = names_data.make_splits
+BATCH_SIZE, N_HIDDEN, VOCAB_SIZE = model.BATCH_SIZE, model.N_HIDDEN, model.VOCAB_SIZE
+calibrate_batchnorm = training.calibrate_batchnorm
+evaluate_loss_atomic = training.evaluate_loss_atomic
+logits_with_frozen_batchnorm = training.logits_with_frozen_batchnorm
+train_by_hand = training.train_by_hand
 
 run = train_by_hand()
 steps = np.arange(run.steps)

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ad_core.inspect import Event
 from ad_core.numpy.wrapper import metadata
+from ad_core.recorder import Event
 from bookkit import checked, given, md_table, text
 from bookkit.formatting import _fmt_array_inline as fmt_array_inline
 from bookkit.formatting import _fmt_shape as fmt_shape

@@ -1,15 +1,17 @@
 """Complex to real: a real bias added to complex numbers gets back a real cotangent."""
 
+from pathlib import Path
+
 import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
-from ad_core.inspect import record
+from ad_core.recorder import record
 from bookkit import checked, load_snippet_module, md_table, text
 from bookkit.checks import central_differences
 from bookkit.formatting import _fmt_number as fmt_number
 
-helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
+helpers = load_snippet_module(Path(__file__).with_name("_helpers.py"))
 
 # --8<-- [start:experiment]
 z = np.array([1 + 2j, 3 - 1j, -0.5 + 0.5j])

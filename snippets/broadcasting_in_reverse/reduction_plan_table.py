@@ -1,16 +1,17 @@
 """Which axes unbroadcast sums for each target shape, read from the engine's recorded stages."""
 
 import itertools
+from pathlib import Path
 
 import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
-from ad_core.inspect import record
+from ad_core.recorder import record
 from bookkit import checked, given, load_snippet_module, md_table, text
 from bookkit.checks import central_differences
 
-helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
+helpers = load_snippet_module(Path(__file__).with_name("_helpers.py"))
 
 rng = np.random.default_rng(7)
 # (data shape, bias shape): every bias shape NumPy can broadcast against the data.

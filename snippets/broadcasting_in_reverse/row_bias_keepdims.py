@@ -1,15 +1,17 @@
 """The (1, 3) bias: its size-1 axis is summed with keepdims; dropping keepdims breaks the shape."""
 
+from pathlib import Path
+
 import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
 from ad_core.extend import defvjp, primitive
-from ad_core.inspect import record
+from ad_core.recorder import record
 from bookkit import central_differences, checked, given, load_snippet_module, observed, text
 from bookkit.formatting import _fmt_shape as fmt_shape
 
-helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
+helpers = load_snippet_module(Path(__file__).with_name("_helpers.py"))
 
 matrix, row_bias, column_bias = helpers.MATRIX, helpers.ROW_BIAS, helpers.COLUMN_BIAS
 

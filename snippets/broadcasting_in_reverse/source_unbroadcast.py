@@ -21,17 +21,19 @@ early_returns = [
     if line.strip().startswith("return x") and first_line + offset < leading_line
 ]
 
-# Counted in the source another way: the recorder calls, one per stage the tables show.
-stage_reports = inspect.getsource(unbroadcast).count("recorder.on_stage(")
+# Counted in the source another way: the primitive calls that are the stages.
+source = inspect.getsource(unbroadcast)
+stage_calls = source.count("anp.sum(") + source.count("anp.real(")
+assert "recorder" not in source, "unbroadcast must not contain recording code"
 print(show_source(unbroadcast, hl_lines=[leading_line, keepdims_line, real_line]))
 print()
 print(
     text(
         "The highlighted lines {leading}, {keepdims} and {real} of {path} are the three stages: the "
-        "leading sum, the keepdims sum, and the step back to real numbers. Each of the {reports} "
-        "`recorder.on_stage(...)` calls reports a stage to the recording that the state tables "
-        "below come from; `recorder` is `None` when no recording is active, and then no report is "
-        "built.",
+        "leading sum, the keepdims sum, and the step back to real numbers. Each is one of "
+        "{calls} primitive calls, and that is all the state tables below need: the "
+        "[recorder](../reference/glossary.md#recorder) watches `unbroadcast` from outside and "
+        "keeps a copy of what each call returns, so the function holds no recording code.",
         leading=checked(
             leading_line,
             against=first_line
@@ -45,10 +47,7 @@ print(
             real_line, against=first_line + next(i for i, line in enumerate(body) if "anp.real(" in line)
         ),
         path=f"`{path}`",
-        # enter, sum_leading, sum_keepdims, real, return
-        reports=checked(
-            stage_reports, against=len(["enter", "sum_leading", "sum_keepdims", "real", "return"])
-        ),
+        calls=checked(stage_calls, against=len([leading_line, keepdims_line, real_line])),
     )
 )
 if early_returns:

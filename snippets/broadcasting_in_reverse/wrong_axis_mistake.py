@@ -1,5 +1,7 @@
 """The wrong-axis mistake: a rule that sums axis -1, not axis 0, and the checks that catch it."""
 
+from pathlib import Path
+
 import numpy as np
 
 import ad_core.numpy as anp
@@ -10,7 +12,7 @@ from bookkit import assert_shape_then_close, load_snippet_module, md_table, obse
 from bookkit.checks import central_differences
 from bookkit.formatting import _fmt_shape as fmt_shape
 
-helpers = load_snippet_module("snippets/broadcasting_in_reverse/_helpers.py")
+helpers = load_snippet_module(Path(__file__).with_name("_helpers.py"))
 
 
 # --8<-- [start:wrong_rule]

@@ -1,9 +1,11 @@
 """Where the broadcast Jacobian's transpose lives in ad_core: source map, listing, theory ↔ source."""
 
+from pathlib import Path
+
 from ad_core.core import add_cotangents, backward_pass
 from ad_core.extend import unbroadcast, unbroadcast_f
 from ad_core.numpy.wrapper import metadata
-from bookkit import load_snippet_module, md_table, show_source, source_map, text
+from bookkit import load_snippet_module, md_table, show_excerpt, source_map, text
 
 print(
     source_map(
@@ -28,11 +30,12 @@ print(
     )
 )
 print()
-print(show_source(unbroadcast))
+print(show_excerpt(unbroadcast, r"while _ndim\(x\) > target_ndim", r"x = anp\.real\(x\)",
+                   full_listing="[Broadcasting in reverse](../part1/broadcasting-in-reverse.md)"))
 print()
 
 
-where = load_snippet_module("snippets/broadcasting_jacobian/_source_lines.py")
+where = load_snippet_module(Path(__file__).with_name("_source_lines.py"))
 
 print(
     md_table(

@@ -4,8 +4,8 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
-from ad_core.inspect import record, trace_graph
 from ad_core.numpy import vjps, wrapper
+from ad_core.recorder import record, trace_graph
 from bookkit import checked, events_table, fmt_array, given, mermaid_graph, show_source, source_map, text
 
 print(

@@ -3,6 +3,7 @@
 import contextlib
 import io
 import math
+from pathlib import Path
 
 import numpy as np
 
@@ -13,8 +14,8 @@ from ad_core.test_util import ATOL, GradientCheckError, check_grads
 from bookkit import checked, collapsible, given, latex_matrix, load_snippet_module, text
 
 with contextlib.redirect_stdout(io.StringIO()):  # the primitives' own tables belong to their blocks
-    logsumexp = load_snippet_module("snippets/extending/logsumexp_primitive.py").logsumexp
-    softplus = load_snippet_module("snippets/extending/softplus_primitive.py").softplus
+    logsumexp = load_snippet_module(Path(__file__).with_name("logsumexp_primitive.py")).logsumexp
+    softplus = load_snippet_module(Path(__file__).with_name("softplus_primitive.py")).softplus
 
 rng = np.random.default_rng(1111)
 

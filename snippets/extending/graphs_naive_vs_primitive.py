@@ -3,15 +3,16 @@
 import contextlib
 import dis
 import io
+from pathlib import Path
 
 import numpy as np
 
 import ad_core.numpy as anp
-from ad_core.inspect import trace_graph
+from ad_core.recorder import trace_graph
 from bookkit import checked, load_snippet_module, mermaid_graphs, text
 
 with contextlib.redirect_stdout(io.StringIO()):  # the primitive's own tables belong to its block
-    logsumexp = load_snippet_module("snippets/extending/logsumexp_primitive.py").logsumexp
+    logsumexp = load_snippet_module(Path(__file__).with_name("logsumexp_primitive.py")).logsumexp
 
 
 def naive_logsumexp(z):

@@ -3,6 +3,7 @@
 import contextlib
 import io
 import warnings
+from pathlib import Path
 
 import numpy as np
 
@@ -14,7 +15,7 @@ from bookkit import checked, given, load_snippet_module, md_table, text
 def load_primitive():
     """The stable `logsumexp` of this chapter's primitive snippet, its own output discarded."""
     with contextlib.redirect_stdout(io.StringIO()):  # its tables belong to its own block
-        return load_snippet_module("snippets/extending/logsumexp_primitive.py").logsumexp
+        return load_snippet_module(Path(__file__).with_name("logsumexp_primitive.py")).logsumexp
 
 
 # --8<-- [start:naive]

@@ -6,6 +6,7 @@ import itertools
 import math
 import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 
@@ -14,7 +15,7 @@ from ad_core import grad, value_and_grad
 from bookkit import checked, given, load_snippet_module, md_table, text
 
 with contextlib.redirect_stdout(io.StringIO()):  # the primitive's own tables belong to its block
-    logsumexp = load_snippet_module("snippets/extending/logsumexp_primitive.py").logsumexp
+    logsumexp = load_snippet_module(Path(__file__).with_name("logsumexp_primitive.py")).logsumexp
 
 rng = np.random.default_rng(111)
 centers = np.array([[0.0, 2.0], [2.0, -1.0], [-2.0, -1.0]])

@@ -4,7 +4,7 @@ import numpy as np
 
 from ad_core import grad
 from ad_core import numpy as anp
-from ad_core.inspect import record, trace_graph
+from ad_core.recorder import record, trace_graph
 from bookkit import central_differences, checked, given, md_table, mermaid_graph, text
 
 

@@ -4,7 +4,7 @@ highlighted in the live source."""
 import inspect
 
 from ad_core.core import add_cotangents, backward_pass
-from bookkit import show_source
+from bookkit import show_excerpt, show_source
 
 lines, first_line = inspect.getsourcelines(backward_pass)
 accumulation = [
@@ -15,4 +15,5 @@ accumulation = [
 assert any("add_cotangents(previous, contribution)" in lines[n - first_line] for n in accumulation)
 print(show_source(add_cotangents))
 print()
-print(show_source(backward_pass, hl_lines=accumulation))
+print(show_excerpt(backward_pass, r"previous = outgrads\.get\(parent\)", r"add_cotangents\(previous, contrib",
+                   full_listing="[The backward pass](backward-pass.md)", hl_lines=accumulation))

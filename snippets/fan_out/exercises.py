@@ -5,7 +5,7 @@ import numpy as np
 from ad_core import grad, make_jvp
 from ad_core import numpy as anp
 from ad_core.core import VJPNode, backward_pass
-from ad_core.inspect import record, trace_graph
+from ad_core.recorder import record, trace_graph
 from ad_core.tracer import toposort, trace
 from bookkit import (
     Rendered,

@@ -3,7 +3,7 @@
 import numpy as np
 
 from ad_core import make_jvp, make_vjp
-from ad_core.inspect import record
+from ad_core.recorder import record
 from bookkit import checked, events_table, given, text
 
 batch = np.arange(6.0).reshape(2, 3)

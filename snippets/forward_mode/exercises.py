@@ -6,8 +6,8 @@ import ad_core.numpy as anp
 from ad_core import grad, jacobian, make_jvp
 from ad_core.core import JVPNode, VJPNode
 from ad_core.extend import defjvp, primitive
-from ad_core.inspect import record
 from ad_core.numpy.jvps import broadcast_to_output
+from ad_core.recorder import record
 from ad_core.test_util import check_grads
 from ad_core.tracer import trace
 from bookkit import central_differences, checked, collapsible, given, text

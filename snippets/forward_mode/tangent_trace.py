@@ -4,7 +4,7 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad, make_jvp
-from ad_core.inspect import record
+from ad_core.recorder import record
 from bookkit import central_differences, checked, events_table, given, md_table, text
 
 

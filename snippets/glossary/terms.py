@@ -32,8 +32,8 @@ class Term(NamedTuple):
 
 # The versions the book names: NumPy as it runs the build, PyTorch as the tests pin it.
 NUMPY = given(np.__version__.split(".")[0] + ".x")
-PYPROJECT = (Path(globals().get("__file__") or "snippets/glossary/terms.py").resolve().parents[2]
-             / "pyproject.toml").read_text(encoding="utf-8")
+REPO = Path(__file__).resolve().parents[2]  # snippets/glossary/terms.py → the repository
+PYPROJECT = (REPO / "pyproject.toml").read_text(encoding="utf-8")
 (TORCH_PIN,) = set(re.findall(r'"torch==(\d+\.\d+)\.\d+"', PYPROJECT))
 PYTORCH = given(TORCH_PIN)
 NUMPY_BROADCASTING = "https://numpy.org/doc/stable/user/basics.broadcasting.html"
@@ -284,8 +284,8 @@ TERMS = [
          "The number of bytes to step in memory to reach the next element along an axis; a "
          "stride of $0$ repeats one element without copying it.", ("part2/copies-and-gathers.md",)),
     Term("recorder", "记录器",
-         "`ad_core.inspect`: records the events the engine produces while it runs, for the "
-         "book's tables and diagrams.", ("part1/overview.md",)),
+         "`ad_core.recorder`: watches the engine from outside while it runs (as a profiler does) "
+         "and records its events, for the book's tables and diagrams.", ("part1/overview.md",)),
     Term("data parallel", "数据并行",
          "Training with the batch split across workers, each holding a full model copy, with "
          "gradients combined by an all-reduce.", ("part2/broadcasting-jacobian.md",)),
@@ -310,7 +310,7 @@ TERMS = [
     Term("size-1 axis", "长度为一的轴",
          "An axis of length $1$ that broadcasting stretches to the other operand's length; its "
          "cotangent is summed with keepdims, so the axis stays.",
-         ("part1/broadcasting-in-reverse.md",)),
+         ("part1/broadcasting-in-reverse.md",), ("size-1 axes",)),
     Term("shape contract", "形状契约",
          "The rule that a cotangent has exactly the shape of its value; backward_pass checks it "
          "after every VJP call and names the primitive and argument whose rule broke it.",
@@ -414,6 +414,73 @@ TERMS = [
          "A topological sort that keeps, for each node, a count of the edges from children not "
          "yet emitted, and releases the node when that count reaches zero; toposort runs it from "
          "the output.", ("part1/backward-pass.md",)),
+    # terms of softmax
+    Term("log-softmax", "对数 softmax",
+         "$z - \\log \\sum_k e^{z_k}$, the logarithm of the softmax computed without forming the "
+         "probabilities; its VJP is $g - p \\sum_i g_i$.", ("part2/softmax.md",)),
+    Term("class weight", "类别权重",
+         "A per-class factor $w_c$ that scales the cross-entropy of every row whose target is $c$; "
+         "the weighted mean divides by the weights of the targets, not by the batch size.",
+         ("part2/softmax.md",), ("class weights",)),
+    Term("ignore index", "忽略索引",
+         "A label value (`ignore_index` in [PyTorch's `cross_entropy`](https://docs.pytorch.org/docs/"
+         + TORCH_PIN + "/generated/torch.nn.functional.cross_entropy.html)) that marks a row as "
+         "no target: it adds nothing to the loss and is not counted in the mean.",
+         ("part2/softmax.md",), ("ignore_index",)),
+    Term("subnormal number", "次正规数",
+         "A float smaller than the smallest normal one, stored with fewer significant bits; below "
+         "the smallest subnormal a result underflows to zero.", ("part2/softmax.md",), ("subnormal",)),
+    Term("dual number", "对偶数",
+         "A pair $a + b\\varepsilon$ with $\\varepsilon^2 = 0$; arithmetic on it carries the derivative "
+         "$b$ next to the value $a$, which is forward mode in its smallest form.",
+         ("part1/forward-mode.md",), ("dual numbers",)),
+    # terms of normalization
+    Term("layer normalization", "层归一化",
+         "Normalizing each example by the mean and variance of its own features, then scaling "
+         "and shifting per feature (Ba, Kiros and Hinton, [\"Layer "
+         "Normalization\"](https://arxiv.org/abs/1607.06450)).", ("part3/normalization.md",),
+         ("LayerNorm",)),
+    Term("RMS normalization", "均方根归一化",
+         "Dividing each example by the root mean square of its features, without subtracting "
+         "the mean, then scaling per feature (Zhang and Sennrich, [\"Root Mean Square Layer "
+         "Normalization\"](https://arxiv.org/abs/1910.07467)).", ("part3/normalization.md",),
+         ("RMSNorm",)),
+    Term("inference mode", "推理模式",
+         "Running a network to make predictions rather than to train it; BatchNorm then uses its "
+         "frozen running statistics instead of the batch's.",
+         ("part3/normalization.md",), ("inference",)),
+    Term("batch coupling", "批内耦合",
+         "The dependence of one example's output on the other examples of its batch, through "
+         "batch statistics; it shows as nonzero off-diagonal blocks of the Jacobian.",
+         ("part3/normalization.md",)),
+    # terms of attention
+    Term("scaled dot-product attention", "缩放点积注意力",
+         "$\\operatorname{softmax}(QK^\\top/\\sqrt d + M)\\,V$: each query's output is an average of "
+         "the values, weighted by the softmax of its scores against the keys.",
+         ("part2/attention.md",), ("attention",)),
+    Term("attention weights", "注意力权重",
+         "The matrix $P$ of row-wise softmax probabilities in attention; row $i$ says how much query "
+         "$i$ takes from each value.", ("part2/attention.md",)),
+    Term("causal mask", "因果掩码",
+         "An additive mask that is $-\\infty$ where a key comes after the query, so a position "
+         "attends only to itself and earlier positions; masked weights and their gradients are "
+         "zero.", ("part2/attention.md",)),
+    # terms of convolution
+    Term("cross-correlation", "互相关",
+         "$y_i = \\sum_k x_{i+k} w_k$: the kernel slid along the input without flipping; what "
+         "deep-learning libraries compute under the name convolution.", ("part2/convolution.md",)),
+    Term("im2col", "im2col (图像块展开)",
+         "Laying every window of the input out as a row of a matrix, with an integer index: a "
+         "gather that turns a convolution into one matrix product.", ("part2/convolution.md",)),
+    Term("transposed convolution", "转置卷积",
+         "The adjoint of a convolution: the output gradient, zero-padded, correlated with the "
+         "flipped kernel; it is the input gradient of the convolution.", ("part2/convolution.md",)),
+    Term("max pooling", "最大池化",
+         "Each window's largest entry; its gradient goes to the window's winner (at a tie, to one "
+         "winner or shared among them).", ("part2/convolution.md",), ("max-pool",)),
+    Term("average pooling", "平均池化",
+         "Each window's mean; its gradient is the output gradient divided by the window width, "
+         "broadcast over the window.", ("part2/convolution.md",)),
 ]
 
 
@@ -424,10 +491,8 @@ def slug(english: str) -> str:
 
 
 def docs_folder() -> Path:
-    """docs/ of this repository, whether run by markdown-exec (cwd = repo) or as a script."""
-    here = globals().get("__file__")
-    root = Path(here).resolve().parents[2] if here else Path.cwd()
-    return root / "docs"
+    """docs/ of this repository, found from this file's place in it."""
+    return REPO / "docs"
 
 
 def chapter_title(page: Path) -> str:

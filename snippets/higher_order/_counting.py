@@ -1,6 +1,6 @@
 """Count the engine's work without its recorder: node constructors and rule calls, patched.
 
-The recorder (`ad_core.inspect.record`) emits events from inside the engine; this counts the
+The recorder (`ad_core.recorder.record`) emits events from inside the engine; this counts the
 same work from outside, by wrapping the node classes, so a count printed from the recorder can
 be checked against a count made another way.
 """

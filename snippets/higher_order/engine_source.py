@@ -25,16 +25,18 @@ print(source_map([
 
 # --8<-- [start:trace]
 from ad_core.tracer import trace
-from bookkit import show_source
+from bookkit import show_excerpt
 
-print(show_source(trace))
+print(show_excerpt(trace, r"with trace_stack\.new_trace\(\) as level", r"return end_box, None",
+                   full_listing="[Tracing with boxes](tracing.md)"))
 # --8<-- [end:trace]
 
 # --8<-- [start:primitive]
 from ad_core.tracer import primitive
-from bookkit import show_source
+from bookkit import show_excerpt
 
-print(show_source(primitive))
+print(show_excerpt(primitive, r"for argnum, arg in enumerate\(args\)",
+                   r"node = type\(parents\[0\]\)", full_listing="[Tracing with boxes](tracing.md)"))
 # --8<-- [end:primitive]
 
 # --8<-- [start:hessians]

@@ -4,7 +4,7 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import elementwise_grad, grad, hessian, hessian_vector_product, make_jvp
-from ad_core.inspect import record
+from ad_core.recorder import record
 from bookkit import checked, collapsible, given, latex_matrix, text
 
 rng = np.random.default_rng(99)

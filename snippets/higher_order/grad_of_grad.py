@@ -1,13 +1,15 @@
 """Derivatives of derivatives: grad applied to grad, checked against closed forms."""
 
+from pathlib import Path
+
 import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
-from ad_core.inspect import record
+from ad_core.recorder import record
 from bookkit import Derivation, checked, given, load_snippet_module, md_table, text
 
-counted_work = load_snippet_module("snippets/higher_order/_counting.py").counted_work
+counted_work = load_snippet_module(Path(__file__).with_name("_counting.py")).counted_work
 
 # --8<-- [start:nested]
 first = grad(anp.tanh)

@@ -1,14 +1,16 @@
 """Hessian-vector products two ways, against the full Hessian, with the engine's work counted."""
 
+from pathlib import Path
+
 import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import hessian, hessian_vector_product
 from ad_core.differential_operators import hessian_vector_product_reverse
-from ad_core.inspect import record
+from ad_core.recorder import record
 from bookkit import checked, given, load_snippet_module, md_table, text
 
-counted_work = load_snippet_module("snippets/higher_order/_counting.py").counted_work
+counted_work = load_snippet_module(Path(__file__).with_name("_counting.py")).counted_work
 
 
 # --8<-- [start:hvp]

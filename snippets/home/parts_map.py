@@ -6,7 +6,7 @@ from bookkit import md_table
 from bookkit.snippet_modules import REPO_ROOT
 
 PLAN = [
-    ("Part I · The engine", "part1/overview.md", "what the engine does, and how to read the book"),
+    ("Part I · The engine", "part1/overview.md", "what automatic differentiation does; how to read the book"),
     ("Part I · The engine", "part1/linear-maps.md", "Jacobians, JVPs and VJPs"),
     ("Part I · The engine", "part1/tracing.md", "how boxes record a computation graph"),
     ("Part I · The engine", "part1/backward-pass.md", "walking the graph in reverse"),
@@ -24,13 +24,30 @@ PLAN = [
         "copies, indexing and their adjoints",
     ),
     ("Part II · Jacobians of array operations", "part2/matmul.md", "the two VJPs of `dot`"),
+    (
+        "Part II · Jacobians of array operations",
+        "part2/softmax.md",
+        "softmax's Jacobians and cross-entropy's options",
+    ),
+    ("Part II · Jacobians of array operations", "part2/attention.md", "the gradients of Q, K and V"),
+    (
+        "Part II · Jacobians of array operations",
+        "part2/convolution.md",
+        "transposed convolution, im2col, pooling",
+    ),
     ("Part III · A network by hand", "part3/loss-output-tanh.md", "cross-entropy, the output layer and tanh"),
     (
         "Part III · A network by hand",
         "part3/batchnorm-embedding.md",
         "BatchNorm, the input layer and the embedding",
     ),
+    (
+        "Part III · A network by hand",
+        "part3/normalization.md",
+        "LayerNorm, RMSNorm and BatchNorm at inference",
+    ),
     ("Reference", "reference/api.md", "the public API, from the docstrings"),
+    ("Reference", "reference/package-map.md", "every module of `ad_core`, and the order they import"),
     ("Reference", "reference/glossary.md", "every term, in English and Chinese"),
 ]
 

@@ -4,7 +4,7 @@ at (2, 5), read from the engine's reverse-mode events (visit, vjp, accumulate)."
 import numpy as np
 
 from ad_core import grad
-from ad_core.inspect import record
+from ad_core.recorder import record
 from bookkit import (
     central_differences,
     checked,

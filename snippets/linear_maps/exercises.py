@@ -4,7 +4,7 @@ import numpy as np
 
 from ad_core import grad, jacobian, make_jvp, make_vjp
 from ad_core import numpy as anp
-from ad_core.inspect import record
+from ad_core.recorder import record
 from bookkit import checked, collapsible, fmt_array, given, latex_matrix, text
 
 

@@ -5,7 +5,7 @@ import numpy as np
 
 from ad_core import make_jvp
 from ad_core import numpy as anp
-from ad_core.inspect import record
+from ad_core.recorder import record
 from bookkit import checked, fmt_array, given, md_table, text
 
 

@@ -1,10 +1,12 @@
 """Recorded from ad_core: the two nodes whose cotangent arrives in two contributions."""
 
+from pathlib import Path
+
 from ad_core import grad
-from ad_core.inspect import record, trace_graph
+from ad_core.recorder import record, trace_graph
 from bookkit import checked, events_table, load_snippet_module, text
 
-tiny = load_snippet_module("snippets/loss_output_tanh/_tiny_cross_entropy.py")
+tiny = load_snippet_module(Path(__file__).with_name("_tiny_cross_entropy.py"))
 graph = trace_graph(tiny.cross_entropy, tiny.LOGITS)
 names = tiny.node_names(graph.nodes)
 

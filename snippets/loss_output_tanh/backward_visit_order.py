@@ -1,12 +1,14 @@
 """The call timeline: the order in which ad_core's backward pass visits the nodes."""
 
+from pathlib import Path
+
 import numpy as np
 
 from ad_core import grad
-from ad_core.inspect import record, trace_graph
+from ad_core.recorder import record, trace_graph
 from bookkit import checked, events_table, fmt_shape, load_snippet_module, text
 
-tiny = load_snippet_module("snippets/loss_output_tanh/_tiny_cross_entropy.py")
+tiny = load_snippet_module(Path(__file__).with_name("_tiny_cross_entropy.py"))
 graph = trace_graph(tiny.cross_entropy, tiny.LOGITS)
 names = tiny.node_names(graph.nodes)
 children: dict[int, int] = {}

@@ -2,20 +2,23 @@
 
 import numpy as np
 
-from bookkit import checked, given, md_table, text
-from bookkit.mlp_by_hand import (
-    BATCH_SIZE,
-    PARAM_NAMES,
-    backward_hpreact_to_input,
-    backward_loss_to_hpreact,
-    calibrate_batchnorm,
-    cross_entropy,
-    evaluate_loss,
-    evaluate_loss_atomic,
-    forward,
-    init_params,
-    make_splits,
-)
+from bookkit import checked, given, load_snippet_module, md_table, text
+
+names_data = load_snippet_module("snippets/network_by_hand/_names_data.py")
+model = load_snippet_module("snippets/network_by_hand/_model.py")
+by_hand = load_snippet_module("snippets/network_by_hand/_backward.py")
+training = load_snippet_module("snippets/network_by_hand/_training.py")
+make_splits = names_data.make_splits
+BATCH_SIZE = model.BATCH_SIZE
+PARAM_NAMES = model.PARAM_NAMES
+forward = model.forward
+init_params = model.init_params
+backward_hpreact_to_input = by_hand.backward_hpreact_to_input
+backward_loss_to_hpreact = by_hand.backward_loss_to_hpreact
+calibrate_batchnorm = training.calibrate_batchnorm
+cross_entropy = training.cross_entropy
+evaluate_loss = training.evaluate_loss
+evaluate_loss_atomic = training.evaluate_loss_atomic
 
 STEPS, WINDOW, LR = 200, 40, 0.1
 splits = make_splits()

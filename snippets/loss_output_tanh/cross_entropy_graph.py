@@ -1,9 +1,11 @@
 """The graph ad_core traces for the atomic cross-entropy: two nodes feed forward twice."""
 
-from ad_core.inspect import trace_graph
+from pathlib import Path
+
+from ad_core.recorder import trace_graph
 from bookkit import checked, given, load_snippet_module, mermaid_graph, text
 
-tiny = load_snippet_module("snippets/loss_output_tanh/_tiny_cross_entropy.py")
+tiny = load_snippet_module(Path(__file__).with_name("_tiny_cross_entropy.py"))
 
 graph = trace_graph(tiny.cross_entropy, tiny.LOGITS)
 names = tiny.node_names(graph.nodes)

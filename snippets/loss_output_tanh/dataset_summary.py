@@ -6,8 +6,14 @@ import string
 import names
 import numpy as np
 
-from bookkit import checked, given, md_table, text
-from bookkit.mlp_by_hand import ALPHABET, BLOCK_SIZE, build_windows, load_names, make_splits
+from bookkit import checked, given, load_snippet_module, md_table, text
+
+names_data = load_snippet_module("snippets/network_by_hand/_names_data.py")
+model = load_snippet_module("snippets/network_by_hand/_model.py")
+build_windows = names_data.build_windows
+load_names = names_data.load_names
+make_splits = names_data.make_splits
+ALPHABET, BLOCK_SIZE = model.ALPHABET, model.BLOCK_SIZE
 
 corpus = load_names()
 splits = make_splits()

@@ -7,8 +7,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import TwoSlopeNorm
 
-from bookkit import checked, svg_figure, text
-from bookkit.mlp_by_hand import ALPHABET, worked_example
+from bookkit import checked, load_snippet_module, svg_figure, text
+
+model = load_snippet_module("snippets/network_by_hand/_model.py")
+worked = load_snippet_module("snippets/network_by_hand/_worked_example.py")
+ALPHABET = model.ALPHABET
+worked_example = worked.worked_example
 
 example = worked_example()
 dlogits = example.hand["logits"]

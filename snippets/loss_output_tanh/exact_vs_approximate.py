@@ -2,14 +2,15 @@
 
 import numpy as np
 
-from bookkit import checked, given, md_table, text
-from bookkit.mlp_by_hand import (
-    HPREACT_TO_INPUT,
-    LOSS_TO_HPREACT,
-    PARAM_NAMES,
-    forward,
-    worked_example,
-)
+from bookkit import checked, given, load_snippet_module, md_table, text
+
+model = load_snippet_module("snippets/network_by_hand/_model.py")
+worked = load_snippet_module("snippets/network_by_hand/_worked_example.py")
+HPREACT_TO_INPUT = model.HPREACT_TO_INPUT
+LOSS_TO_HPREACT = model.LOSS_TO_HPREACT
+PARAM_NAMES = model.PARAM_NAMES
+forward = model.forward
+worked_example = worked.worked_example
 
 rng = np.random.default_rng(5)
 size = 100_000

@@ -4,16 +4,26 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
-from bookkit import central_differences, checked, collapsible, fmt_array, given, md_table, observed, text
-from bookkit.mlp_by_hand import (
-    ALPHABET,
-    LOSS_TO_HPREACT,
-    backward_loss_to_hpreact,
-    compare,
-    cross_entropy_backward_fused,
-    predicted_bit_equal,
-    worked_example,
+from bookkit import (
+    central_differences,
+    checked,
+    collapsible,
+    fmt_array,
+    given,
+    load_snippet_module,
+    md_table,
+    observed,
+    text,
 )
+from bookkit.gradient_comparison import compare
+
+model = load_snippet_module("snippets/network_by_hand/_model.py")
+by_hand = load_snippet_module("snippets/network_by_hand/_backward.py")
+worked = load_snippet_module("snippets/network_by_hand/_worked_example.py")
+ALPHABET, LOSS_TO_HPREACT = model.ALPHABET, model.LOSS_TO_HPREACT
+backward_loss_to_hpreact = by_hand.backward_loss_to_hpreact
+cross_entropy_backward_fused = by_hand.cross_entropy_backward_fused
+predicted_bit_equal, worked_example = worked.predicted_bit_equal, worked.worked_example
 
 LECTURE = "Karpathy's lecture"
 # A title with a number in it, printed as the given name of the source.

@@ -2,14 +2,13 @@
 
 import numpy as np
 
-from bookkit import checked, md_table, text, yes_no
-from bookkit.mlp_by_hand import (
-    APPROX_ATOL,
-    APPROX_RTOL,
-    compare,
-    cross_entropy_backward_fused,
-    worked_example,
-)
+from bookkit import checked, load_snippet_module, md_table, text, yes_no
+from bookkit.gradient_comparison import APPROX_ATOL, APPROX_RTOL, compare
+
+by_hand = load_snippet_module("snippets/network_by_hand/_backward.py")
+worked = load_snippet_module("snippets/network_by_hand/_worked_example.py")
+cross_entropy_backward_fused = by_hand.cross_entropy_backward_fused
+worked_example = worked.worked_example
 
 example = worked_example()
 fused = cross_entropy_backward_fused(example.cache["logits"], example.Yb)

@@ -1,13 +1,13 @@
 """Hand-written gradients of every tensor from logprobs to hpreact against ad_core's."""
 
-from bookkit.mlp_by_hand import (
-    LOSS_TO_HPREACT,
-    compare,
-    comparison_summary,
-    comparison_table,
-    predicted_bit_equal,
-    worked_example,
-)
+from bookkit import load_snippet_module
+from bookkit.gradient_comparison import compare, comparison_summary, comparison_table
+
+model = load_snippet_module("snippets/network_by_hand/_model.py")
+
+worked = load_snippet_module("snippets/network_by_hand/_worked_example.py")
+LOSS_TO_HPREACT = model.LOSS_TO_HPREACT
+predicted_bit_equal, worked_example = worked.predicted_bit_equal, worked.worked_example
 
 SECOND_BATCH = 30          # a batch size whose 1/B is not a power of two
 

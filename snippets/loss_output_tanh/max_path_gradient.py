@@ -4,8 +4,10 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
-from bookkit import checked, text
-from bookkit.mlp_by_hand import worked_example
+from bookkit import checked, load_snippet_module, text
+
+worked = load_snippet_module("snippets/network_by_hand/_worked_example.py")
+worked_example = worked.worked_example
 
 example = worked_example()
 dnorm = example.hand["norm_logits"]

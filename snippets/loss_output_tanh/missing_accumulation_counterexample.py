@@ -2,15 +2,16 @@
 
 import numpy as np
 
-from bookkit import checked, md_table, text
-from bookkit.mlp_by_hand import (
-    LOSS_TO_HPREACT,
-    PARAM_NAMES,
-    backward_hpreact_to_input,
-    backward_loss_to_hpreact,
-    compare,
-    worked_example,
-)
+from bookkit import checked, load_snippet_module, md_table, text
+from bookkit.gradient_comparison import compare
+
+model = load_snippet_module("snippets/network_by_hand/_model.py")
+by_hand = load_snippet_module("snippets/network_by_hand/_backward.py")
+worked = load_snippet_module("snippets/network_by_hand/_worked_example.py")
+LOSS_TO_HPREACT, PARAM_NAMES = model.LOSS_TO_HPREACT, model.PARAM_NAMES
+backward_hpreact_to_input = by_hand.backward_hpreact_to_input
+backward_loss_to_hpreact = by_hand.backward_loss_to_hpreact
+worked_example = worked.worked_example
 
 example = worked_example()
 MEETING_POINT = "counts"        # the tensor that receives both paths

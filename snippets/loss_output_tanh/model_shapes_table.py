@@ -2,19 +2,21 @@
 
 import numpy as np
 
-from bookkit import checked, given, md_table, text
-from bookkit.mlp_by_hand import (
-    ALPHABET,
-    BATCH_SIZE,
-    BLOCK_SIZE,
-    INTERMEDIATE_NAMES,
-    N_EMBD,
-    N_HIDDEN,
-    PARAM_NAMES,
-    VOCAB_SIZE,
-    cross_entropy,
-    worked_example,
-)
+from bookkit import checked, given, load_snippet_module, md_table, text
+
+model = load_snippet_module("snippets/network_by_hand/_model.py")
+worked = load_snippet_module("snippets/network_by_hand/_worked_example.py")
+training = load_snippet_module("snippets/network_by_hand/_training.py")
+ALPHABET = model.ALPHABET
+BATCH_SIZE = model.BATCH_SIZE
+BLOCK_SIZE = model.BLOCK_SIZE
+INTERMEDIATE_NAMES = model.INTERMEDIATE_NAMES
+N_EMBD = model.N_EMBD
+N_HIDDEN = model.N_HIDDEN
+PARAM_NAMES = model.PARAM_NAMES
+VOCAB_SIZE = model.VOCAB_SIZE
+worked_example = worked.worked_example
+cross_entropy = training.cross_entropy
 
 example = worked_example()
 params, cache = example.params, example.cache

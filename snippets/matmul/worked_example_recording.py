@@ -4,7 +4,7 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import make_vjp
-from ad_core.inspect import record
+from ad_core.recorder import record
 from bookkit import assert_shape_then_close, checked, events_table, text
 
 h = np.array([[2.0, -1.0]])

@@ -209,7 +209,7 @@ subpackages = {path.stem for path in Path(ad_core.__file__).parent.iterdir() if 
 assert subpackages - {
     "numpy",
     "extend",
-    "inspect",
+    "recorder",
     "test_util",
     "misc",
     "builtins",
@@ -226,7 +226,7 @@ print(
         "3. Which names does `import ad_core` give you?",
         ", ".join(f"`{name}`" for name in exported)
         + ". The rest lives in `ad_core.numpy` (the traced NumPy), `ad_core.extend` (for rule "
-        "authors), `ad_core.inspect` (the recorder), `ad_core.test_util`, and, laid out as in "
+        "authors), `ad_core.recorder` (the recorder), `ad_core.test_util`, and, laid out as in "
         "[HIPS/autograd](https://github.com/HIPS/autograd), `ad_core.misc`, `ad_core.builtins`, "
         "`ad_core.scipy` and `ad_core.wrap_util`.",
     )

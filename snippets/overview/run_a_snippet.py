@@ -10,9 +10,8 @@ from pathlib import Path
 
 from bookkit import checked, observed, text
 
-here = globals().get("__file__")
-repo = Path(here).resolve().parents[2] if here else Path.cwd()
-snippet = "snippets/overview/first_gradient.py"
+repo = Path(__file__).resolve().parents[2]  # snippets/overview/run_a_snippet.py → the repository
+snippet = Path(__file__).resolve().with_name("first_gradient.py").relative_to(repo).as_posix()
 
 # --8<-- [start:command]
 command = [sys.executable, snippet]  # python snippets/overview/first_gradient.py

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from bookkit import checked, md_table, text
 
-here = globals().get("__file__")
-repo = Path(here).resolve().parents[2] if here else Path.cwd()
+here = Path(__file__).resolve().parent  # this chapter's snippet folder
+repo = here.parents[1]
 docs = repo / "docs"
 
 # Every include line of every page, e.g. --8<-- "snippets/tracing/control_flow.py:branchy".
@@ -86,8 +86,8 @@ for folder in sorted(p for p in (repo / "snippets").iterdir() if p.is_dir()):
     totals = [totals[0] + len(files), totals[1] + asserts, totals[2] + shown]
 
 overview_files = [
-    f"snippets/overview/{f.name}"
-    for f in (repo / "snippets" / "overview").glob("*.py")
+    f.relative_to(repo).as_posix()
+    for f in here.glob("*.py")
     if not f.name.startswith("_")
 ]
 assert all(f in included_by for f in overview_files), "every snippet of this chapter is shown"

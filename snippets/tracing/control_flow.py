@@ -5,7 +5,7 @@
 import numpy as np
 
 from ad_core import grad
-from ad_core.inspect import trace_graph
+from ad_core.recorder import trace_graph
 from bookkit import central_differences, checked, fmt_array, given, md_table
 
 

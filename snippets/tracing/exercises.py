@@ -7,7 +7,7 @@ import numpy as np
 
 from ad_core import grad
 from ad_core import numpy as anp
-from ad_core.inspect import trace_graph
+from ad_core.recorder import trace_graph
 from bookkit import checked, collapsible, fmt_array, given, text
 
 # 1. A product of three factors is two primitive calls.

@@ -4,7 +4,7 @@ import numpy as np
 
 from ad_core import make_vjp
 from ad_core import numpy as anp
-from ad_core.inspect import record
+from ad_core.recorder import record
 from bookkit import checked, events_table, fmt_shape, text
 
 w = np.array([0.5, -1.0, 2.0])

@@ -1,10 +1,10 @@
-"""The graph a trace leaves behind, drawn from `ad_core.inspect.trace_graph`."""
+"""The graph a trace leaves behind, drawn from `ad_core.recorder.trace_graph`."""
 
 import numpy as np
 
 from ad_core import grad, make_vjp
 from ad_core import numpy as anp
-from ad_core.inspect import record, trace_graph
+from ad_core.recorder import record, trace_graph
 from bookkit import checked, fmt_array, fmt_shape, md_table, mermaid_graph, text
 
 # --8<-- [start:model]

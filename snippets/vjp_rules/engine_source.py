@@ -30,23 +30,26 @@ print(show_source(defvjp))
 
 # --8<-- [start:node]
 from ad_core.core import VJPNode
-from bookkit import show_source
+from bookkit import show_excerpt
 
-print(show_source(VJPNode.__init__))
+print(show_excerpt(VJPNode.__init__, r"makers = fun\.vjps", r"self\.vjps = vjps$",
+                   full_listing="[Tracing with boxes](tracing.md)"))
 # --8<-- [end:node]
 
 # --8<-- [start:backward]
 from ad_core.core import backward_pass
-from bookkit import show_source
+from bookkit import show_excerpt
 
-print(show_source(backward_pass))
+print(show_excerpt(backward_pass, r"for parent, argnum, vjp in edges", r"raise _shape_error",
+                   full_listing="[The backward pass](backward-pass.md)"))
 # --8<-- [end:backward]
 
 # --8<-- [start:unbroadcast_f]
 from ad_core.numpy.vjps import unbroadcast_f
-from bookkit import show_source
+from bookkit import show_excerpt
 
-print(show_source(unbroadcast_f))
+print(show_excerpt(unbroadcast_f, r"target_meta = anp\.metadata", r"return lambda g: unbroadcast",
+                   full_listing="[Broadcasting in reverse](broadcasting-in-reverse.md)"))
 # --8<-- [end:unbroadcast_f]
 
 # --8<-- [start:grad_sum]

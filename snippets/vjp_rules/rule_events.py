@@ -4,7 +4,7 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
-from ad_core.inspect import record
+from ad_core.recorder import record
 from bookkit import checked, events_table, text
 
 batch = np.arange(6.0).reshape(2, 3)

@@ -3,7 +3,7 @@
 import numpy as np
 
 import ad_core.numpy as anp
-from ad_core import grad, inspect
+from ad_core import grad, recorder
 from ad_core.extend import defvjp, primitive
 from ad_core.test_util import check_grads
 from bookkit import checked, fmt_shape, md_table, text
@@ -12,7 +12,7 @@ calls = []  # (position in the engine's event list when the call happened, who, 
 
 
 def engine_step() -> int:
-    return len(inspect.active.events)
+    return len(recorder.active.events)
 
 
 # --8<-- [start:rule]
@@ -35,7 +35,7 @@ defvjp(cube, cube_vjp_maker)
 # --8<-- [end:rule]
 
 x = np.array([1.0, 2.0])
-with inspect.record() as recording:
+with recorder.record() as recording:
     gradient = grad(lambda x: anp.sum(cube(x)))(x)
 
 # What each row must hold, from closed forms: ans = x**3 and its sum, the seed 1, the ones
@@ -80,6 +80,6 @@ print(text(
 ))
 
 calls.clear()
-with inspect.record():  # engine_step() reads the active recording
+with recorder.record():  # engine_step() reads the active recording
     check_grads(cube, modes=("rev",), order=1)(x)
 print("\n`check_grads(cube, modes=(\"rev\",), order=1)` passed as well.")

@@ -156,7 +156,7 @@ def test_collapsible_checks_its_title_and_body() -> None:
 def test_events_table_needs_a_check_for_a_value_column() -> None:
     from ad_core import grad
     from ad_core import numpy as anp
-    from ad_core.inspect import record
+    from ad_core.recorder import record
 
     with record() as recording:
         grad(lambda x: anp.sum(anp.sin(x)))(np.array([0.5, 1.0]))

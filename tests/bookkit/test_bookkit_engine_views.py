@@ -8,7 +8,7 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core import grad
-from ad_core.inspect import record, trace_graph
+from ad_core.recorder import record, trace_graph
 from bookkit import events_table, mermaid_graph, mermaid_graphs
 
 

@@ -54,6 +54,30 @@ def test_executed_fences_map_lines_to_files(tmp_path: Path, monkeypatch) -> None
     assert fences[1].snippet_files == ["snippets/demo/x.py"]
 
 
+def test_a_block_that_runs_one_snippet_file_gets_its_file(tmp_path: Path, monkeypatch) -> None:
+    """The build gives a block `__file__` only when every line it runs comes from one file."""
+    snippet = tmp_path / "snippets" / "demo" / "x.py"
+    snippet.parent.mkdir(parents=True)
+    snippet.write_text("from pathlib import Path\nprint(Path(__file__).name)\n")
+    monkeypatch.setattr(hooks._state, "base_paths", [tmp_path])
+    page = (
+        '```python exec="on"\n--8<-- "snippets/demo/x.py"\n```\n\n'
+        '```python exec="on"\n--8<-- "snippets/demo/x.py"\nprint("typed in the page")\n```\n'
+    )
+    whole_file, with_page_lines = hooks._executed_fences(page, "docs/t.md")
+    assert hooks._snippet_file_of(whole_file) == snippet.resolve()
+    assert hooks._snippet_file_of(with_page_lines) is None
+    assert hooks._snippet_file_of(None) is None
+
+    hooks._give_blocks_their_file()
+    from markdown_exec._internal.formatters import python as exec_python
+
+    monkeypatch.setattr(hooks._state, "current", whole_file)
+    namespace: dict = {}
+    exec_python.exec_python("seen = __file__", "<code block: n1>", namespace)
+    assert namespace["seen"] == str(snippet.resolve())
+
+
 def test_page_text_reads_the_article(tmp_path: Path) -> None:
     page = tmp_path / "part1" / "x" / "index.html"
     page.parent.mkdir(parents=True)

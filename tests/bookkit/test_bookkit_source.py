@@ -133,3 +133,34 @@ def test_source_line_finds_the_one_matching_line_of_the_live_source() -> None:
         source_line(core.backward_pass, "no such code here")
     with pytest.raises(ValueError, match="expected 1"):
         source_line(core.backward_pass, r"\w")  # every non-blank line matches
+
+
+def test_section_location_names_the_lines_a_page_includes(tmp_path) -> None:
+    from bookkit.source import section_location
+
+    module = tmp_path / "_helper.py"
+    module.write_text(
+        "x = 1\n"
+        "# --8<-- [start:shown]\n"
+        "y = x + 1\n"
+        "z = y * 2\n"
+        "# --8<-- [end:shown]\n"
+        "# --8<-- [start:one]\n"
+        "w = 3\n"
+        "# --8<-- [end:one]\n",
+        encoding="utf-8",
+    )
+    assert str(section_location(module, "shown")) == f"`{module.as_posix()}` lines 3\u20134"
+    assert str(section_location(module, "one")) == f"`{module.as_posix()}` line 7"
+    with pytest.raises(ValueError):
+        section_location(module, "missing")
+
+
+def test_located_gives_a_snippet_module_function_its_repository_path() -> None:
+    from bookkit import load_snippet_module
+    from bookkit.source import located
+
+    training = load_snippet_module("snippets/network_by_hand/_training.py")
+    lines, first = inspect.getsourcelines(training.calibrate_batchnorm)
+    expected = f"`snippets/network_by_hand/_training.py` lines {first}\u2013{first + len(lines) - 1}"
+    assert str(located(training.calibrate_batchnorm)) == expected

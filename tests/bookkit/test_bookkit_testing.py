@@ -61,7 +61,7 @@ def test_page_html_reads_a_built_page_and_names_a_missing_one(tmp_path: Path) ->
 
 
 def _comparison_page() -> tuple[str, dict, dict]:
-    from bookkit.mlp_by_hand import compare, comparison_summary, comparison_table
+    from bookkit.gradient_comparison import compare, comparison_summary, comparison_table
 
     hand = {"a": np.ones((2, 3)), "b": np.full(4, 0.1 + 0.2)}
     engine = {"a": np.ones((2, 3)), "b": np.full(4, 0.3)}
@@ -79,7 +79,7 @@ def _comparison_page() -> tuple[str, dict, dict]:
 
 
 def test_comparison_summary_names_the_exact_and_the_approximate_gradients() -> None:
-    from bookkit.mlp_by_hand import compare, comparison_summary
+    from bookkit.gradient_comparison import compare, comparison_summary
 
     comparisons = [compare("a", np.ones(2), np.ones(2)), compare("b", np.ones(2), np.ones(2) + 1e-15)]
     close, bits = {"a": True, "b": True}, {"a": True, "b": False}
@@ -91,7 +91,7 @@ def test_comparison_summary_names_the_exact_and_the_approximate_gradients() -> N
 
 
 def test_comparison_table_checks_its_cells_against_the_predictions() -> None:
-    from bookkit.mlp_by_hand import compare, comparison_table
+    from bookkit.gradient_comparison import compare, comparison_table
 
     comparisons = [compare("a", np.ones(2), np.ones(2))]
     with pytest.raises(AssertionError):  # predicted not bit-equal, but it is
@@ -133,3 +133,29 @@ def test_array_from_cell_reads_what_fmt_array_inline_prints() -> None:
     np.testing.assert_array_equal(array_from_cell("`[1. 2.]`"), [1.0, 2.0])
     with pytest.raises(ValueError, match="not an array cell"):
         array_from_cell("1.0 2.0")
+
+
+def test_nav_pages_and_page_of_test_read_the_nav(tmp_path) -> None:
+    from bookkit.testing import chapters, nav_pages, page_of_test
+
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(
+        "markdown_extensions:\n"
+        "  - pymdownx.snippets:\n"
+        "      base_path: [!relative $config_dir]\n"
+        "nav:\n"
+        "  - Home: index.md\n"
+        "  - Part I · One:\n"
+        "      - First chapter: part1/first-chapter.md\n"
+        "  - Reference:\n"
+        "      - Glossary: reference/glossary.md\n",
+        encoding="utf-8",
+    )
+    assert [(p.name, p.url) for p in nav_pages(config)] == [
+        ("home", ""), ("first_chapter", "part1/first-chapter/"), ("glossary", "reference/glossary/")
+    ]
+    assert [p.source for p in chapters(config)] == ["part1/first-chapter.md"]
+    assert page_of_test("tests/snippets/test_first_chapter.py", config).url == "part1/first-chapter/"
+    assert page_of_test("test_home.py", config).source == "index.md"
+    with pytest.raises(LookupError, match=r"test_second_chapter\.py"):
+        page_of_test("tests/snippets/test_second_chapter.py", config)

@@ -1,5 +1,6 @@
-"""Names HIPS/autograd code imports beyond the operators: `wrap_util`, `core.primitive_vjps`,
-`misc.const_graph`, the VSpace API and `test_util`'s helpers (issue 17).
+"""Names HIPS/autograd code imports beyond the operators: `core.primitive_vjps`,
+`misc.const_graph`, the VSpace API and `test_util`'s helpers (issue 17); `wrap_util`'s
+`unary_to_nary` is tested in `test_wrap_util.py`.
 
 Each test checks against finite differences or plain NumPy, never against ad_core itself.
 """
@@ -15,41 +16,8 @@ from ad_core.core import make_vjp, primitive_jvps, primitive_vjps, vspace
 from ad_core.extend import defvjp, primitive
 from ad_core.misc import const_graph
 from ad_core.test_util import check_equivalent, check_grads, combo_check, scalar_close
-from ad_core.wrap_util import unary_to_nary
 
 from ._oracle import assert_close, numerical_grad
-
-
-@unary_to_nary
-def plain_grad(fun, x):
-    vjp, _ = make_vjp(fun, x)
-    return vjp(1.0)
-
-
-def test_unary_to_nary_differentiates_the_chosen_argument() -> None:
-    def fun(x, y):
-        return x * y + x**2
-
-    for argnum in (0, 1):
-        computed = plain_grad(fun, argnum)(0.7, 1.8)
-        expected = numerical_grad(fun, (0.7, 1.8), argnum)
-        assert np.shape(computed) == ()
-        assert_close(computed, expected, f"grad wrt argument {argnum}")
-
-
-def test_unary_to_nary_names_the_result_as_autograd_does() -> None:
-    def loss(x, y):
-        """The loss."""
-        return x * y
-
-    wrapped = plain_grad(loss, 1)
-    assert wrapped.__name__ == "plain_grad_of_loss_wrt_argnum_1"
-    assert "plain_grad of function loss with respect to argument number 1" in wrapped.__doc__
-
-
-def test_unary_to_nary_rejects_a_bad_argnum_by_name() -> None:
-    with pytest.raises(TypeError, match=r"plain_grad: argnum must be an int or a tuple of ints, got 'x'"):
-        plain_grad(lambda x: x, "x")
 
 
 def test_primitive_vjps_pop_removes_the_rule_and_setitem_restores_it() -> None:

@@ -18,17 +18,10 @@ from ._autograd_pairs import (
     check_gradient_equals_autograd,
     check_hessian_vector_product_equals_autograd,
     complex_normal,
+    complex_of,
+    normal,
 )
 from ._oracle import allow_constant_derivatives, numerical_complex_grad, numerical_grad
-
-
-def normal(*shape: int):
-    return lambda rng: rng.standard_normal(shape)
-
-
-def complex_of(*shape: int):
-    return lambda rng: complex_normal(rng, shape)
-
 
 CASES = [
     Case("fft", lambda xp: xp.fft.fft, normal(6)),

@@ -186,3 +186,18 @@ def test_cross_matches_numpy_and_carries_gradients(shapes, options, rng) -> None
     assert result.shape == expected.shape
     np.testing.assert_allclose(result, expected, rtol=1e-14)
     check_grads(lambda u, v: anp.cross(u, v, **options))(a, b)
+
+
+def test_dot_and_matmul_accept_a_plain_list_as_the_other_operand(rng) -> None:
+    """The rules read the other operand's ndim; a list has none of its own, so NumPy's view
+    of it is used (this raised inside `metadata` before)."""
+    a = rng.standard_normal((3, 2))
+    weights = [0.5, -2.0]
+    rows = [[1.0, 2.0, 3.0]]
+    for product in (anp.dot, anp.matmul):
+        gradient = grad(lambda a, product=product: anp.sum(product(a, weights) ** 2))(a)
+        assert gradient.shape == a.shape
+        np.testing.assert_allclose(gradient, 2 * np.outer(a @ weights, weights), rtol=1e-12)
+        gradient = grad(lambda a, product=product: anp.sum(product(rows, a) ** 2))(a)
+        assert gradient.shape == a.shape
+        np.testing.assert_allclose(gradient, 2 * np.outer(rows[0], np.array(rows) @ a), rtol=1e-12)

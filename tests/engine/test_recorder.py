@@ -1,4 +1,4 @@
-"""The recorder (`ad_core.inspect`) against the contract in CONTRIBUTING.md.
+"""The recorder (`ad_core.recorder`) against the contract in CONTRIBUTING.md.
 
 The expected values are computed here with plain NumPy from the example's inputs, so a
 recorder that stored the wrong object, the wrong stage or the wrong order fails.
@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import ad_core.inspect as ad_inspect
 import ad_core.numpy as anp
+import ad_core.recorder as ad_recorder
 from ad_core import grad, make_jvp
-from ad_core.inspect import record, trace_graph
+from ad_core.recorder import record, trace_graph
 
 X = np.array([1.0, 2.0, 3.0])
 BIAS = 2.0
@@ -188,10 +188,10 @@ def test_forward_mode_root_is_node_zero() -> None:
 
 
 def test_nothing_is_recorded_outside_a_record_block() -> None:
-    assert ad_inspect.active is None
+    assert ad_recorder.active is None
     with record() as recording:
         grad(sum_of_broadcast_add)(BIAS)
-    assert ad_inspect.active is None, "leaving the block must switch recording off"
+    assert ad_recorder.active is None, "leaving the block must switch recording off"
     count = len(recording.events)
     grad(sum_of_broadcast_add)(BIAS)
     make_jvp(sum_of_broadcast_add)(BIAS)(1.0)
@@ -204,10 +204,10 @@ def test_nested_records_restore_the_outer_one() -> None:
         outer_count = len(outer.events)
         with record() as inner:
             grad(sum_of_broadcast_add)(BIAS)
-        assert ad_inspect.active is outer
+        assert ad_recorder.active is outer
         assert len(outer.events) == outer_count, "the inner block's events belong to it alone"
         assert len(inner.events) == outer_count
-    assert ad_inspect.active is None
+    assert ad_recorder.active is None
 
 
 def test_recording_does_not_change_the_result(rng) -> None:

@@ -26,7 +26,10 @@ from ._autograd_pairs import (
     check_forward_mode_equals_autograd_jacobian,
     check_hessian_vector_product_equals_autograd,
     complex_normal,
+    conditioned,
+    normal,
     spd,
+    spd_of,
     well_conditioned,
 )
 from ._oracle import allow_constant_derivatives, assert_same_shape, numerical_grad
@@ -41,16 +44,7 @@ FIXED_STACK = well_conditioned(np.random.default_rng(8), (2, 3, 3))
 BANDED = np.random.default_rng(9).standard_normal((4, 5)) + 4.0 * (np.arange(4) == 1)[:, None]
 
 
-def normal(*shape: int):
-    return lambda rng: rng.standard_normal(shape)
 
-
-def conditioned(*shape: int):
-    return lambda rng: well_conditioned(rng, shape)
-
-
-def spd_of(*shape: int):
-    return lambda rng: spd(rng, shape)
 
 
 def complex_conditioned(*shape: int):

@@ -7,7 +7,7 @@ right, logsumexp (axes, keepdims, weights, signs, large inputs), and what raises
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 import autograd
 import autograd.numpy as agnp
@@ -21,6 +21,14 @@ import ad_core.numpy as anp
 import ad_core.scipy.special as sp
 from ad_core.test_util import check_grads
 
+from ._autograd_pairs import (
+    Case,
+    cases_per_argument,
+    check_against_finite_differences,
+    check_forward_mode_equals_autograd_jacobian,
+    check_gradient_equals_autograd,
+    check_hessian_vector_product_equals_autograd,
+)
 from ._oracle import (
     SHAPE_PAIRS,
     allow_constant_derivatives,
@@ -46,122 +54,90 @@ def either_sign(low: float, high: float) -> Callable[[np.random.Generator], Any]
     return lambda rng: rng.uniform(low, high, size=4) * np.array([1.0, -1.0, 1.0, -1.0])
 
 
-class Case(NamedTuple):
-    name: str
-    # The argument makers, in order; an argument is differentiated if its index is in argnums.
-    inputs: tuple[Callable[[np.random.Generator], Any], ...]
-    argnums: tuple[int, ...]
-    # autograd 1.9.1's rule for these arguments exists and is right: compare with it too.
-    autograd: bool = True
+SPECIAL = {anp: sp, agnp: agsp, np: scipy.special}
+
+
+def special_cases(
+    name: str, inputs: tuple[Callable[[np.random.Generator], Any], ...], argnums: tuple[int, ...],
+    autograd: bool = True,
+) -> list[Case]:
+    """The harness's cases for `scipy.special.<name>` (the name may carry a suffix after "-"):
+    one per argument in `argnums`, the arguments drawn once by `inputs` from seed 0.
+    `autograd`: HIPS/autograd 1.9.1's rule for these arguments exists and is right."""
+    rng = np.random.default_rng(0)
+    args = [make(rng) for make in inputs]
+    function = name.split("-")[0]
+    return cases_per_argument(
+        name, lambda xp: getattr(SPECIAL[xp], function), args, argnums, argnums if autograd else ()
+    )
 
 
 CASES = [
-    Case("gamma", (uniform(0.5, 3.0),), (0,)),
-    Case("gammaln", (fixed(np.array([0.4, 2.5, -1.5, -0.3])),), (0,)),
-    Case("rgamma", (fixed(np.array([0.4, 2.5, -1.5, -0.3])),), (0,)),
-    Case("psi", (uniform(0.5, 3.0),), (0,)),
-    Case("digamma", (uniform(0.5, 3.0),), (0,)),
-    Case("polygamma", (fixed(2), uniform(0.5, 3.0)), (1,)),
-    Case("multigammaln", (uniform(2.0, 4.0), fixed(3)), (0,)),
-    Case("gammainc", (uniform(0.5, 3.0), uniform(0.5, 3.0)), (1,)),
-    Case("gammaincc", (uniform(0.5, 3.0), uniform(0.5, 3.0)), (1,)),
-    Case("beta", (uniform(0.5, 3.0), uniform(0.5, 3.0)), (0, 1)),
-    Case("betaln", (uniform(0.5, 3.0), uniform(0.5, 3.0)), (0, 1)),
-    Case("betainc", (uniform(0.5, 3.0), uniform(0.5, 3.0), uniform(0.1, 0.9)), (2,)),
-    Case("j0", (uniform(0.5, 5.0),), (0,)),
-    Case("y0", (uniform(0.5, 5.0),), (0,)),
-    Case("j1", (uniform(0.5, 5.0),), (0,)),
-    Case("y1", (uniform(0.5, 5.0),), (0,)),
-    Case("jn", (fixed(3), uniform(0.5, 5.0)), (1,)),
-    Case("yn", (fixed(2), uniform(0.5, 5.0)), (1,)),
-    Case("i0", (either_sign(0.5, 3.0),), (0,)),
-    Case("i1", (either_sign(0.5, 3.0),), (0,)),
-    Case("iv", (fixed(1.5), uniform(0.5, 3.0)), (1,)),
-    Case("ive", (fixed(2.0), either_sign(0.5, 3.0)), (1,)),
-    Case("ive-fractional-order", (fixed(0.7), uniform(0.5, 3.0)), (1,)),
-    Case("erf", (uniform(-2.0, 2.0),), (0,)),
-    Case("erfc", (uniform(-2.0, 2.0),), (0,)),
-    Case("erfinv", (uniform(-0.9, 0.9),), (0,)),
-    Case("erfcinv", (uniform(0.1, 1.9),), (0,)),
-    Case("logit", (uniform(0.1, 0.9),), (0,)),
-    Case("expit", (uniform(-3.0, 3.0),), (0,)),
+    *special_cases("gamma", (uniform(0.5, 3.0),), (0,)),
+    *special_cases("gammaln", (fixed(np.array([0.4, 2.5, -1.5, -0.3])),), (0,)),
+    *special_cases("rgamma", (fixed(np.array([0.4, 2.5, -1.5, -0.3])),), (0,)),
+    *special_cases("psi", (uniform(0.5, 3.0),), (0,)),
+    *special_cases("digamma", (uniform(0.5, 3.0),), (0,)),
+    *special_cases("polygamma", (fixed(2), uniform(0.5, 3.0)), (1,)),
+    *special_cases("multigammaln", (uniform(2.0, 4.0), fixed(3)), (0,)),
+    *special_cases("gammainc", (uniform(0.5, 3.0), uniform(0.5, 3.0)), (1,)),
+    *special_cases("gammaincc", (uniform(0.5, 3.0), uniform(0.5, 3.0)), (1,)),
+    *special_cases("beta", (uniform(0.5, 3.0), uniform(0.5, 3.0)), (0, 1)),
+    *special_cases("betaln", (uniform(0.5, 3.0), uniform(0.5, 3.0)), (0, 1)),
+    *special_cases("betainc", (uniform(0.5, 3.0), uniform(0.5, 3.0), uniform(0.1, 0.9)), (2,)),
+    *special_cases("j0", (uniform(0.5, 5.0),), (0,)),
+    *special_cases("y0", (uniform(0.5, 5.0),), (0,)),
+    *special_cases("j1", (uniform(0.5, 5.0),), (0,)),
+    *special_cases("y1", (uniform(0.5, 5.0),), (0,)),
+    *special_cases("jn", (fixed(3), uniform(0.5, 5.0)), (1,)),
+    *special_cases("yn", (fixed(2), uniform(0.5, 5.0)), (1,)),
+    *special_cases("i0", (either_sign(0.5, 3.0),), (0,)),
+    *special_cases("i1", (either_sign(0.5, 3.0),), (0,)),
+    *special_cases("iv", (fixed(1.5), uniform(0.5, 3.0)), (1,)),
+    *special_cases("ive", (fixed(2.0), either_sign(0.5, 3.0)), (1,)),
+    *special_cases("ive-fractional-order", (fixed(0.7), uniform(0.5, 3.0)), (1,)),
+    *special_cases("erf", (uniform(-2.0, 2.0),), (0,)),
+    *special_cases("erfc", (uniform(-2.0, 2.0),), (0,)),
+    *special_cases("erfinv", (uniform(-0.9, 0.9),), (0,)),
+    *special_cases("erfcinv", (uniform(0.1, 1.9),), (0,)),
+    *special_cases("logit", (uniform(0.1, 0.9),), (0,)),
+    *special_cases("expit", (uniform(-3.0, 3.0),), (0,)),
     # Not in autograd 1.9.1: finite differences only.
-    Case("ndtr", (uniform(-3.0, 3.0),), (0,), autograd=False),
-    Case("log_ndtr", (uniform(-3.0, 3.0),), (0,), autograd=False),
-    Case("stdtr", (fixed(3.5), uniform(-3.0, 3.0)), (1,), autograd=False),
-    Case("xlogy", (uniform(-2.0, 2.0), uniform(0.5, 3.0)), (0, 1), autograd=False),
-    Case("xlog1py", (uniform(-2.0, 2.0), uniform(-0.5, 2.0)), (0, 1), autograd=False),
+    *special_cases("ndtr", (uniform(-3.0, 3.0),), (0,), autograd=False),
+    *special_cases("log_ndtr", (uniform(-3.0, 3.0),), (0,), autograd=False),
+    *special_cases("stdtr", (fixed(3.5), uniform(-3.0, 3.0)), (1,), autograd=False),
+    *special_cases("xlogy", (uniform(-2.0, 2.0), uniform(0.5, 3.0)), (0, 1), autograd=False),
+    *special_cases("xlog1py", (uniform(-2.0, 2.0), uniform(-0.5, 2.0)), (0, 1), autograd=False),
 ]
-
-
-def _function_name(case: Case) -> str:
-    return case.name.split("-")[0]
-
-
-def _inputs(case: Case, seed: int = 0) -> list[Any]:
-    rng = np.random.default_rng(seed)
-    return [make(rng) for make in case.inputs]
+AUTOGRAD_CASES = [case for case in CASES if case.autograd]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
-def test_value_is_scipys(case):
-    args = _inputs(case)
-    name = _function_name(case)
-    np.testing.assert_array_equal(getattr(sp, name)(*args), getattr(scipy.special, name)(*args))
+def test_special_value_is_scipys(case: Case, rng) -> None:
+    x = case.make_input(rng)
+    np.testing.assert_array_equal(case.build(anp)(x), case.build(np)(x))
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
-def test_against_finite_differences_both_modes_second_order(case):
-    fun = getattr(sp, _function_name(case))
-    check_grads(fun, argnum=case.argnums, modes=("fwd", "rev"), order=2)(*_inputs(case))
+def test_special_rule_passes_check_grads_to_second_order(case: Case, rng) -> None:
+    check_against_finite_differences(case, rng)
 
 
-def _weighted_sum(module: Any, xp: Any, name: str, args: list[Any], argnum: int, weights: np.ndarray):
-    fun = getattr(module, name)
-    return lambda x: xp.sum(weights * fun(*args[:argnum], x, *args[argnum + 1:]))
+@pytest.mark.parametrize("case", AUTOGRAD_CASES, ids=lambda case: case.name)
+def test_special_gradient_equals_autograd(case: Case, rng) -> None:
+    check_gradient_equals_autograd(case, rng, rtol=AUTOGRAD_RTOL, atol=0)
 
 
-AUTOGRAD_CASES = [(case, argnum) for case in CASES if case.autograd for argnum in case.argnums]
-
-
-@pytest.mark.parametrize(("case", "argnum"), AUTOGRAD_CASES, ids=lambda v: getattr(v, "name", str(v)))
-def test_gradient_equals_autograd(case, argnum):
-    args = _inputs(case)
-    name = _function_name(case)
-    weights = np.random.default_rng(1).standard_normal(np.shape(getattr(scipy.special, name)(*args)))
-    computed = ad_core.grad(_weighted_sum(sp, anp, name, args, argnum, weights))(args[argnum])
-    expected = autograd.grad(_weighted_sum(agsp, agnp, name, args, argnum, weights))(args[argnum])
-    assert_same_shape(computed, np.shape(args[argnum]), name)
-    np.testing.assert_allclose(computed, expected, rtol=AUTOGRAD_RTOL, atol=0)
-
-
-@pytest.mark.parametrize(("case", "argnum"), AUTOGRAD_CASES, ids=lambda v: getattr(v, "name", str(v)))
-def test_forward_mode_equals_autograd_jacobian(case, argnum):
+@pytest.mark.parametrize("case", AUTOGRAD_CASES, ids=lambda case: case.name)
+def test_special_forward_mode_equals_autograd_jacobian(case: Case, rng) -> None:
     """autograd 1.9.1 has no forward-mode rules for scipy.special: its reverse-mode Jacobian,
     applied to the tangent, is the reference."""
-    args = _inputs(case)
-    name = _function_name(case)
-    tangent = np.random.default_rng(2).standard_normal(np.shape(args[argnum]))
-
-    def at(module, x):
-        return getattr(module, name)(*args[:argnum], x, *args[argnum + 1:])
-
-    _, computed = ad_core.make_jvp(lambda x: at(sp, x))(args[argnum])(tangent)
-    expected = autograd.jacobian(lambda x: at(agsp, x))(args[argnum]) @ tangent
-    np.testing.assert_allclose(computed, expected, rtol=AUTOGRAD_RTOL, atol=0)
+    check_forward_mode_equals_autograd_jacobian(case, rng, rtol=AUTOGRAD_RTOL, atol=0)
 
 
-@pytest.mark.parametrize(("case", "argnum"), AUTOGRAD_CASES, ids=lambda v: getattr(v, "name", str(v)))
-def test_hessian_vector_product_equals_autograd(case, argnum):
-    args = _inputs(case)
-    name = _function_name(case)
-    weights = np.random.default_rng(1).standard_normal(np.shape(getattr(scipy.special, name)(*args)))
-    vector = np.random.default_rng(3).standard_normal(np.shape(args[argnum]))
-    computed = ad_core.hessian_vector_product(_weighted_sum(sp, anp, name, args, argnum, weights))(
-        args[argnum], vector)
-    expected = autograd.hessian_vector_product(_weighted_sum(agsp, agnp, name, args, argnum, weights))(
-        args[argnum], vector)
-    np.testing.assert_allclose(computed, expected, rtol=1e-11, atol=1e-13)
+@pytest.mark.parametrize("case", AUTOGRAD_CASES, ids=lambda case: case.name)
+def test_special_hessian_vector_product_equals_autograd(case: Case, rng) -> None:
+    check_hessian_vector_product_equals_autograd(case, rng, rtol=1e-11, atol=1e-13)
 
 
 @allow_constant_derivatives
@@ -200,7 +176,7 @@ def _broadcast_sample(rng: np.random.Generator, shape: tuple[int, ...]) -> Any:
 
 @pytest.mark.parametrize("pair", BROADCAST_PAIRS, ids=pair_id)
 @pytest.mark.parametrize("name", sorted(BROADCAST_FUNCTIONS))
-def test_broadcasting_gradient_shapes_and_values(name, pair):
+def test_special_broadcasting_gradient_shapes_and_values(name, pair):
     fun, argnums = BROADCAST_FUNCTIONS[name]
     rng = np.random.default_rng(4)
     args = [_broadcast_sample(rng, shape) for shape in pair]

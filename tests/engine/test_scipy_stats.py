@@ -6,9 +6,8 @@ forms and allow_singular, dirichlet's forms, and what raises without a rule.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
-import autograd
 import autograd.numpy as agnp
 import autograd.scipy.stats as agst
 import numpy as np
@@ -21,6 +20,13 @@ import ad_core.scipy.stats as st
 from ad_core.scipy.stats import multivariate_normal, norm, poisson
 from ad_core.test_util import check_grads
 
+from ._autograd_pairs import (
+    Case,
+    cases_per_argument,
+    check_against_finite_differences,
+    check_forward_mode_equals_autograd_jacobian,
+    check_gradient_equals_autograd,
+)
 from ._oracle import assert_same_shape, check_both_modes, directional_derivative, numerical_grad, pair_id
 
 AUTOGRAD_RTOL = 1e-12
@@ -36,63 +42,18 @@ MEAN = np.array([0.2, -0.1])
 COV = np.array([[1.5, 0.4], [0.4, 0.8]])
 
 
-class Case(NamedTuple):
-    id: str
-    function: str  # "module.function" in ad_core.scipy.stats, autograd.scipy.stats and scipy.stats
-    args: tuple[Any, ...]
-    argnums: tuple[int, ...]  # the differentiable arguments, checked against finite differences
-    autograd_argnums: tuple[int, ...] = ()  # where autograd 1.9.1's rule exists and is right
+STATS = {anp: st, agnp: agst, np: scipy.stats}
 
 
-CASES = [
-    *(Case(f"norm.{f}", f"norm.{f}", (X, 0.3, 1.7), (0, 1, 2), (0, 1, 2))
-      for f in ("pdf", "cdf", "logpdf", "logcdf", "sf", "logsf")),
-    Case("t.pdf", "t.pdf", (X, 3.5, 0.3, 1.7), (0, 1, 2, 3), (0, 1, 2, 3)),
-    Case("t.logpdf", "t.logpdf", (X, 3.5, 0.3, 1.7), (0, 1, 2, 3), (0, 1, 2, 3)),
-    # autograd 1.9.1's t.cdf and t.logcdf have rules for x and loc only (for scale it raises,
-    # naming the wrong argument: "VJP of cdf wrt argnum 0 not defined").
-    Case("t.cdf", "t.cdf", (X, 3.5, 0.3, 1.7), (0, 2, 3), (0, 2)),
-    Case("t.logcdf", "t.logcdf", (X, 3.5, 0.3, 1.7), (0, 2, 3), (0, 2)),
-    Case("beta.logpdf", "beta.logpdf", (UNIT, 1.5, 2.5), (0, 1, 2), (0, 1, 2)),
-    Case("beta.pdf", "beta.pdf", (UNIT, 1.5, 2.5), (0, 1, 2), (0, 1, 2)),
-    # autograd 1.9.1's beta, gamma and chi2 rules take no loc or scale: passing either (as a
-    # keyword or positionally) makes its VJP raise TypeError (finite differences only).
-    Case("beta.logpdf-loc-scale", "beta.logpdf", (UNIT, 1.5, 2.5, -0.1, 1.3), (0, 1, 2, 3, 4)),
-    Case("beta.cdf", "beta.cdf", (UNIT, 1.5, 2.5), (0,), (0,)),
-    Case("beta.cdf-loc-scale", "beta.cdf", (UNIT, 1.5, 2.5, -0.1, 1.3), (0, 3, 4)),
-    Case("gamma.logpdf", "gamma.logpdf", (POSITIVE, 2.5), (0, 1), (0, 1)),
-    Case("gamma.pdf", "gamma.pdf", (POSITIVE, 2.5), (0, 1), (0, 1)),
-    Case("gamma.pdf-loc-scale", "gamma.pdf", (POSITIVE, 2.5, -0.2, 1.5), (0, 1, 2, 3)),
-    Case("gamma.cdf", "gamma.cdf", (POSITIVE, 2.5), (0,), (0,)),
-    Case("gamma.cdf-loc-scale", "gamma.cdf", (POSITIVE, 2.5, -0.2, 1.5), (0, 2, 3)),
-    # autograd 1.9.1 has no rule for chi2's df.
-    Case("chi2.logpdf", "chi2.logpdf", (POSITIVE, 3.0), (0, 1), (0,)),
-    Case("chi2.pdf", "chi2.pdf", (POSITIVE, 3.0), (0, 1), (0,)),
-    # autograd 1.9.1's chi2 logpdf/pdf rule is where(df % 1 == 0, ..., 0): zero for a
-    # non-integer df, where the true derivative is not (finite differences only).
-    Case("chi2.logpdf-fractional-df", "chi2.logpdf", (POSITIVE, 3.3), (0, 1)),
-    Case("chi2.pdf-loc-scale", "chi2.pdf", (POSITIVE, 3.3, -0.2, 1.5), (0, 1, 2, 3)),
-    Case("chi2.cdf", "chi2.cdf", (POSITIVE, 3.3), (0,), (0,)),
-    Case("poisson.logpmf", "poisson.logpmf", (COUNTS, 2.2), (1,), (1,)),
-    Case("poisson.pmf", "poisson.pmf", (COUNTS, 2.2), (1,), (1,)),
-    Case("poisson.cdf", "poisson.cdf", (COUNTS + 0.5, 2.2), (1,), (1,)),
-    Case("poisson.logpmf-loc", "poisson.logpmf", (COUNTS + 1.0, 2.2, 1), (1,)),
-    # SciPy refuses x off the simplex, so finite differences in x go through the form with the
-    # last component left out (1 - the sum of the others); autograd is compared at the full x.
-    Case("dirichlet.logpdf", "dirichlet.logpdf", (SIMPLEX, ALPHA), (1,), (0, 1)),
-    Case("dirichlet.pdf", "dirichlet.pdf", (SIMPLEX, ALPHA), (1,), (0, 1)),
-    Case("dirichlet.logpdf-free-components", "dirichlet.logpdf", (SIMPLEX[:-1], ALPHA), (0, 1)),
-    # autograd 1.9.1's dirichlet rules broadcast alpha against the last axis, not the first:
-    # they fail for SciPy's (k, n) batches (finite differences only).
-    Case("dirichlet.logpdf-batch", "dirichlet.logpdf", (np.stack([SIMPLEX, SIMPLEX[::-1]], 1)[:-1], ALPHA),
-         (0, 1)),
-    Case("multivariate_normal.logpdf", "multivariate_normal.logpdf", (POINTS, MEAN, COV), (0, 1, 2),
-         (0, 1, 2)),
-    Case("multivariate_normal.pdf", "multivariate_normal.pdf", (POINTS, MEAN, COV), (0, 1, 2), (0, 1, 2)),
-    Case("multivariate_normal.logpdf-one-point", "multivariate_normal.logpdf", (POINTS[1], MEAN, COV),
-         (0, 1, 2), (0, 1, 2)),
-    Case("multivariate_normal.entropy", "multivariate_normal.entropy", (MEAN, COV), (1,), (1,)),
-]
+def stats_cases(
+    name: str, function: str, args: tuple[Any, ...], argnums: tuple[int, ...],
+    autograd_argnums: tuple[int, ...] = (),
+) -> list[Case]:
+    """The harness's cases for `function` ("distribution.function" in ad_core.scipy.stats,
+    autograd.scipy.stats and scipy.stats) at `args`: the arguments in `argnums` are checked
+    against finite differences, those in `autograd_argnums` (where autograd 1.9.1's rule exists
+    and is right) compared with autograd."""
+    return cases_per_argument(name, lambda xp: _resolve(STATS[xp], function), args, argnums, autograd_argnums)
 
 
 def _resolve(module: Any, name: str) -> Any:
@@ -100,47 +61,84 @@ def _resolve(module: Any, name: str) -> Any:
     return getattr(getattr(module, distribution), function)
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
-def test_value_is_scipys(case):
-    computed = _resolve(st, case.function)(*case.args)
-    expected = _resolve(scipy.stats, case.function)(*case.args)
+CASES = [
+    *(case for f in ("pdf", "cdf", "logpdf", "logcdf", "sf", "logsf")
+      for case in stats_cases(f"norm.{f}", f"norm.{f}", (X, 0.3, 1.7), (0, 1, 2), (0, 1, 2))),
+    *stats_cases("t.pdf", "t.pdf", (X, 3.5, 0.3, 1.7), (0, 1, 2, 3), (0, 1, 2, 3)),
+    *stats_cases("t.logpdf", "t.logpdf", (X, 3.5, 0.3, 1.7), (0, 1, 2, 3), (0, 1, 2, 3)),
+    # autograd 1.9.1's t.cdf and t.logcdf have rules for x and loc only (for scale it raises,
+    # naming the wrong argument: "VJP of cdf wrt argnum 0 not defined").
+    *stats_cases("t.cdf", "t.cdf", (X, 3.5, 0.3, 1.7), (0, 2, 3), (0, 2)),
+    *stats_cases("t.logcdf", "t.logcdf", (X, 3.5, 0.3, 1.7), (0, 2, 3), (0, 2)),
+    *stats_cases("beta.logpdf", "beta.logpdf", (UNIT, 1.5, 2.5), (0, 1, 2), (0, 1, 2)),
+    *stats_cases("beta.pdf", "beta.pdf", (UNIT, 1.5, 2.5), (0, 1, 2), (0, 1, 2)),
+    # autograd 1.9.1's beta, gamma and chi2 rules take no loc or scale: passing either (as a
+    # keyword or positionally) makes its VJP raise TypeError (finite differences only).
+    *stats_cases("beta.logpdf-loc-scale", "beta.logpdf", (UNIT, 1.5, 2.5, -0.1, 1.3), (0, 1, 2, 3, 4)),
+    *stats_cases("beta.cdf", "beta.cdf", (UNIT, 1.5, 2.5), (0,), (0,)),
+    *stats_cases("beta.cdf-loc-scale", "beta.cdf", (UNIT, 1.5, 2.5, -0.1, 1.3), (0, 3, 4)),
+    *stats_cases("gamma.logpdf", "gamma.logpdf", (POSITIVE, 2.5), (0, 1), (0, 1)),
+    *stats_cases("gamma.pdf", "gamma.pdf", (POSITIVE, 2.5), (0, 1), (0, 1)),
+    *stats_cases("gamma.pdf-loc-scale", "gamma.pdf", (POSITIVE, 2.5, -0.2, 1.5), (0, 1, 2, 3)),
+    *stats_cases("gamma.cdf", "gamma.cdf", (POSITIVE, 2.5), (0,), (0,)),
+    *stats_cases("gamma.cdf-loc-scale", "gamma.cdf", (POSITIVE, 2.5, -0.2, 1.5), (0, 2, 3)),
+    # autograd 1.9.1 has no rule for chi2's df.
+    *stats_cases("chi2.logpdf", "chi2.logpdf", (POSITIVE, 3.0), (0, 1), (0,)),
+    *stats_cases("chi2.pdf", "chi2.pdf", (POSITIVE, 3.0), (0, 1), (0,)),
+    # autograd 1.9.1's chi2 logpdf/pdf rule is where(df % 1 == 0, ..., 0): zero for a
+    # non-integer df, where the true derivative is not (finite differences only).
+    *stats_cases("chi2.logpdf-fractional-df", "chi2.logpdf", (POSITIVE, 3.3), (0, 1)),
+    *stats_cases("chi2.pdf-loc-scale", "chi2.pdf", (POSITIVE, 3.3, -0.2, 1.5), (0, 1, 2, 3)),
+    *stats_cases("chi2.cdf", "chi2.cdf", (POSITIVE, 3.3), (0,), (0,)),
+    *stats_cases("poisson.logpmf", "poisson.logpmf", (COUNTS, 2.2), (1,), (1,)),
+    *stats_cases("poisson.pmf", "poisson.pmf", (COUNTS, 2.2), (1,), (1,)),
+    *stats_cases("poisson.cdf", "poisson.cdf", (COUNTS + 0.5, 2.2), (1,), (1,)),
+    *stats_cases("poisson.logpmf-loc", "poisson.logpmf", (COUNTS + 1.0, 2.2, 1), (1,)),
+    # SciPy refuses x off the simplex, so finite differences in x go through the form with the
+    # last component left out (1 - the sum of the others); autograd is compared at the full x.
+    *stats_cases("dirichlet.logpdf", "dirichlet.logpdf", (SIMPLEX, ALPHA), (1,), (0, 1)),
+    *stats_cases("dirichlet.pdf", "dirichlet.pdf", (SIMPLEX, ALPHA), (1,), (0, 1)),
+    *stats_cases("dirichlet.logpdf-free-components", "dirichlet.logpdf", (SIMPLEX[:-1], ALPHA), (0, 1)),
+    # autograd 1.9.1's dirichlet rules broadcast alpha against the last axis, not the first:
+    # they fail for SciPy's (k, n) batches (finite differences only).
+    *stats_cases("dirichlet.logpdf-batch", "dirichlet.logpdf",
+                 (np.stack([SIMPLEX, SIMPLEX[::-1]], 1)[:-1], ALPHA), (0, 1)),
+    *stats_cases("multivariate_normal.logpdf", "multivariate_normal.logpdf", (POINTS, MEAN, COV), (0, 1, 2),
+         (0, 1, 2)),
+    *stats_cases("multivariate_normal.pdf", "multivariate_normal.pdf", (POINTS, MEAN, COV), (0, 1, 2),
+                 (0, 1, 2)),
+    *stats_cases("multivariate_normal.logpdf-one-point", "multivariate_normal.logpdf", (POINTS[1], MEAN, COV),
+         (0, 1, 2), (0, 1, 2)),
+    *stats_cases("multivariate_normal.entropy", "multivariate_normal.entropy", (MEAN, COV), (1,), (1,)),
+]
+
+FINITE_DIFFERENCE_CASES = [case for case in CASES if case.finite_differences]
+AUTOGRAD_CASES = [case for case in CASES if case.autograd]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
+def test_stats_value_is_scipys(case: Case, rng) -> None:
+    x = case.make_input(rng)
+    computed, expected = case.build(anp)(x), case.build(np)(x)
     assert np.shape(computed) == np.shape(expected)
     np.testing.assert_allclose(computed, expected, rtol=1e-13, atol=1e-300)
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
-def test_against_finite_differences_both_modes_second_order(case):
-    check_grads(_resolve(st, case.function), argnum=case.argnums, modes=("fwd", "rev"), order=2)(*case.args)
+@pytest.mark.parametrize("case", FINITE_DIFFERENCE_CASES, ids=lambda case: case.name)
+def test_stats_rule_passes_check_grads_to_second_order(case: Case, rng) -> None:
+    check_against_finite_differences(case, rng)
 
 
-AUTOGRAD_CASES = [(case, argnum) for case in CASES for argnum in case.autograd_argnums]
+@pytest.mark.parametrize("case", AUTOGRAD_CASES, ids=lambda case: case.name)
+def test_stats_gradient_equals_autograd(case: Case, rng) -> None:
+    check_gradient_equals_autograd(case, rng, rtol=AUTOGRAD_RTOL, atol=1e-15)
 
 
-def _at(module: Any, case: Case, argnum: int):
-    fun = _resolve(module, case.function)
-    return lambda x: fun(*case.args[:argnum], x, *case.args[argnum + 1:])
-
-
-@pytest.mark.parametrize(("case", "argnum"), AUTOGRAD_CASES, ids=lambda v: getattr(v, "id", str(v)))
-def test_gradient_equals_autograd(case, argnum):
-    x = case.args[argnum]
-    weights = np.random.default_rng(1).standard_normal(np.shape(_at(scipy.stats, case, argnum)(x)))
-    computed = ad_core.grad(lambda v: anp.sum(weights * _at(st, case, argnum)(v)))(x)
-    expected = autograd.grad(lambda v: agnp.sum(weights * _at(agst, case, argnum)(v)))(x)
-    assert_same_shape(computed, np.shape(x), case.id)
-    np.testing.assert_allclose(computed, expected, rtol=AUTOGRAD_RTOL, atol=1e-15)
-
-
-@pytest.mark.parametrize(("case", "argnum"), AUTOGRAD_CASES, ids=lambda v: getattr(v, "id", str(v)))
-def test_forward_mode_equals_autograd_jacobian(case, argnum):
+@pytest.mark.parametrize("case", AUTOGRAD_CASES, ids=lambda case: case.name)
+def test_stats_forward_mode_equals_autograd_jacobian(case: Case, rng) -> None:
     """autograd 1.9.1 has no forward-mode rules for scipy.stats: its reverse-mode Jacobian,
     applied to the tangent, is the reference."""
-    x = case.args[argnum]
-    tangent = np.random.default_rng(2).standard_normal(np.shape(x))
-    _, computed = ad_core.make_jvp(_at(st, case, argnum))(x)(tangent)
-    jacobian = autograd.jacobian(_at(agst, case, argnum))(x)
-    expected = np.tensordot(jacobian, tangent, np.ndim(x))
-    np.testing.assert_allclose(computed, expected, rtol=AUTOGRAD_RTOL, atol=1e-15)
+    check_forward_mode_equals_autograd_jacobian(case, rng, rtol=AUTOGRAD_RTOL, atol=1e-15)
 
 
 def test_import_forms():
@@ -174,7 +172,7 @@ BROADCAST_FUNCTIONS = {
 
 @pytest.mark.parametrize("pair", PAIRS, ids=pair_id)
 @pytest.mark.parametrize("name", sorted(BROADCAST_FUNCTIONS))
-def test_broadcasting_gradient_shapes_and_values(name, pair):
+def test_stats_broadcasting_gradient_shapes_and_values(name, pair):
     fun = BROADCAST_FUNCTIONS[name]
     rng = np.random.default_rng(3)
     args = [rng.uniform(0.5, 2.5, shape) if shape else 1.1 for shape in pair]

@@ -303,3 +303,11 @@ def test_append_to_a_list_being_differentiated(rng) -> None:
     computed = grad(lambda xs: anp.sum(anp.append(xs, 4.0) ** 2))([1.0, 2.0, 3.0])
     assert isinstance(computed, list) and len(computed) == 3
     np.testing.assert_allclose(np.array(computed), [2.0, 4.0, 6.0])
+
+
+def test_split_has_tangents_in_forward_mode(rng) -> None:
+    x, v = rng.standard_normal(6), rng.standard_normal(6)
+    pieces, tangents = make_jvp(lambda x: anp.split(x * 1.0, 3))(x)(v)
+    assert [t.shape for t in tangents] == [(2,), (2,), (2,)]
+    np.testing.assert_allclose(np.concatenate(tangents), v, rtol=1e-15)
+    np.testing.assert_allclose(np.concatenate(pieces), x, rtol=1e-15)

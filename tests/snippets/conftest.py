@@ -1,5 +1,6 @@
-"""Fixtures for the chapter test files: each file names its page in a module constant `PAGE`
-(`PAGE = "part1/tracing/"`), and `text` / `html` read that page from the session's built site."""
+"""Fixtures for the chapter test files: `tests/snippets/test_<name>.py` is about the nav page
+named `<name>` (`bookkit.testing.page_of_test`: `test_tracing.py` → `part1/tracing.md`), and
+`text` / `html` read that page from the session's built site."""
 
 from __future__ import annotations
 
@@ -7,23 +8,23 @@ from pathlib import Path
 
 import pytest
 
-from bookkit.testing import page_html, page_text
+from bookkit.testing import page_html, page_of_test, page_text
 
 
 def _page_of(request: pytest.FixtureRequest) -> str:
-    page = getattr(request.module, "PAGE", None)
-    if not isinstance(page, str):
-        pytest.fail(f"{request.module.__name__} uses the page fixtures but defines no PAGE", pytrace=False)
-    return page
+    try:
+        return page_of_test(request.module.__file__).url
+    except LookupError as error:
+        pytest.fail(str(error), pytrace=False)
 
 
 @pytest.fixture(scope="module")
 def text(built_site: Path, request: pytest.FixtureRequest) -> str:
-    """The visible text of the module's `PAGE` (`bookkit.testing.page_text`)."""
+    """The visible text of the test file's page (`bookkit.testing.page_text`)."""
     return page_text(built_site, _page_of(request))
 
 
 @pytest.fixture(scope="module")
 def html(built_site: Path, request: pytest.FixtureRequest) -> str:
-    """The raw HTML of the module's `PAGE` (`bookkit.testing.page_html`)."""
+    """The raw HTML of the test file's page (`bookkit.testing.page_html`)."""
     return page_html(built_site, _page_of(request))

@@ -1,12 +1,18 @@
-"""Every snippet runs on its own, prints Markdown, prints the same twice, and is on a page.
+"""Every snippet runs, prints Markdown, prints the same every time, and is on a page.
 
-`python snippets/<chapter>/<name>.py` from the repository root must print exactly what the
-page shows, so each snippet is run standalone in a subprocess, twice (a different hash seed
-each time, so set ordering or time would show), and all of them in parallel.
+The strict build (the session's `built_site`) runs every snippet, and the hook keeps what each
+printed (`bookkit.testing.snippet_outputs_file`): locally those are the executions checked
+here, so `make test` runs a snippet once (and once more in the mutation test's control run,
+`tests/_mutants.py`, which records the rules it calls). In CI (`.ci/run` sets `BOOK_CI=1`) each
+snippet also runs standalone, `python -m bookkit.run_snippet snippets/<chapter>/<name>.py` in a
+fresh interpreter with another hash seed than the build's, all of them in parallel, and must
+print exactly what the build printed: so the page shows what the file prints on its own, and
+nothing depends on set ordering, time or state left by an earlier block of the build.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -15,12 +21,15 @@ from pathlib import Path
 
 import pytest
 
-from bookkit.testing import run_python
+from bookkit.testing import BUILD_HASH_SEED, run_python, snippet_outputs_file
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SNIPPETS_DIR = REPO_ROOT / "snippets"
 DOCS = REPO_ROOT / "docs"
 SNIPPET_TIMEOUT_SECONDS = 300
+STANDALONE_HASH_SEED = "1"
+assert STANDALONE_HASH_SEED != BUILD_HASH_SEED
+IN_CI = os.environ.get("BOOK_CI") == "1"
 SNIPPETS = sorted(
     path
     for path in SNIPPETS_DIR.rglob("*.py")
@@ -32,39 +41,69 @@ def _relative(path: Path) -> str:
     return path.relative_to(REPO_ROOT).as_posix()
 
 
-def _run(path: Path, hash_seed: int) -> subprocess.CompletedProcess:
-    return run_python(
-        ["-m", "bookkit.run_snippet", _relative(path)],
-        {"PYTHONHASHSEED": str(hash_seed)},
-        SNIPPET_TIMEOUT_SECONDS,
-    )
-
-
 @pytest.fixture(scope="session")
-def snippet_runs(request: pytest.FixtureRequest) -> dict[Path, tuple]:
-    """Both runs of every snippet selected in this session, computed in parallel."""
-    selected = {
-        item.callspec.params["snippet"]
-        for item in request.session.items
-        if getattr(item, "callspec", None) and "snippet" in item.callspec.params
-    }
-    jobs = [(path, seed) for path in sorted(selected) for seed in (1, 2)]
-    workers = max(2, min(8, (os.cpu_count() or 2)))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        results = list(pool.map(lambda job: _run(*job), jobs))
-    runs: dict[Path, list] = {}
-    for (path, _), result in zip(jobs, results, strict=True):
-        runs.setdefault(path, []).append(result)
-    return {path: tuple(pair) for path, pair in runs.items()}
+def build_outputs(built_site: Path) -> dict[str, list[str]]:
+    """{include: what each fence that ran it printed}, from the session's strict build; an
+    include is a whole file (`snippets/x.py`) or one named section of it (`snippets/x.py:name`)."""
+    outputs = snippet_outputs_file(built_site)
+    if not outputs.is_file():
+        pytest.fail(
+            f"{outputs} is missing: build with bookkit.testing.mkdocs_build (or set "
+            f"BOOK_SNIPPET_OUTPUTS={outputs} for `mkdocs build`)",
+            pytrace=False,
+        )
+    return json.loads(outputs.read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=_relative)
-def test_snippet_runs_standalone(snippet: Path, snippet_runs: dict[Path, tuple]) -> None:
-    first, second = snippet_runs[snippet]
-    assert first.returncode == 0, f"{_relative(snippet)} failed:\n{first.stderr}"
-    assert first.stdout.strip(), f"{_relative(snippet)} printed nothing"
-    assert second.returncode == 0, f"{_relative(snippet)} failed on its second run:\n{second.stderr}"
-    assert first.stdout == second.stdout, f"{_relative(snippet)} printed different output twice"
+def test_snippet_ran_in_the_build_and_printed_the_same_each_time(
+    snippet: Path, build_outputs: dict[str, list[str]]
+) -> None:
+    name = _relative(snippet)
+    runs = {include: outputs for include, outputs in build_outputs.items() if include.split(":")[0] == name}
+    assert runs, f"the build did not run {name}"
+    assert any(output.strip() for outputs in runs.values() for output in outputs), f"{name} printed nothing"
+    for include, outputs in runs.items():
+        assert all(output == outputs[0] for output in outputs), f"{include} printed differently in two fences"
+
+
+@pytest.fixture(scope="session")
+def standalone_runs(request: pytest.FixtureRequest) -> dict[Path, subprocess.CompletedProcess]:
+    """The standalone run of every snippet selected in this session, computed in parallel."""
+    selected = sorted(
+        {
+            item.callspec.params["snippet"]
+            for item in request.session.items
+            if getattr(item, "callspec", None)
+            and "snippet" in item.callspec.params
+            and item.originalname == "test_snippet_runs_standalone_and_prints_what_the_build_printed"
+        }
+    )
+    workers = max(2, min(8, (os.cpu_count() or 2)))
+
+    def run(path: Path) -> subprocess.CompletedProcess:
+        return run_python(
+            ["-m", "bookkit.run_snippet", _relative(path)],
+            {"PYTHONHASHSEED": STANDALONE_HASH_SEED},
+            SNIPPET_TIMEOUT_SECONDS,
+        )
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return dict(zip(selected, pool.map(run, selected), strict=True))
+
+
+@pytest.mark.skipif(not IN_CI, reason="CI only (BOOK_CI=1, set by .ci/run): the build ran every snippet")
+@pytest.mark.parametrize("snippet", SNIPPETS, ids=_relative)
+def test_snippet_runs_standalone_and_prints_what_the_build_printed(
+    snippet: Path,
+    standalone_runs: dict[Path, subprocess.CompletedProcess],
+    build_outputs: dict[str, list[str]],
+) -> None:
+    name, result = _relative(snippet), standalone_runs[snippet]
+    assert result.returncode == 0, f"{name} failed standalone:\n{result.stderr}"
+    assert result.stdout.strip(), f"{name} printed nothing"
+    if name in build_outputs:  # a page runs the whole file (others run only named sections)
+        assert result.stdout == build_outputs[name][0], f"{name} printed otherwise than in the build"
 
 
 def _included_files() -> set[str]:

@@ -13,7 +13,6 @@ from ad_core.core import VJPNode
 from ad_core.tracer import toposort, trace
 from bookkit.testing import shown
 
-PAGE = "part1/backward-pass/"
 POINT = np.array([2.0, 5.0])
 
 

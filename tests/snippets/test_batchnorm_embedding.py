@@ -11,20 +11,24 @@ import autograd.numpy as agnp
 import numpy as np
 import pytest
 
-from bookkit import mlp_by_hand as model
+from bookkit import load_snippet_module
 from bookkit.testing import assert_hand_vs_engine_rows, row_starting_with
 
-PAGE = "part3/batchnorm-embedding/"
+names_data = load_snippet_module("snippets/network_by_hand/_names_data.py")
+model = load_snippet_module("snippets/network_by_hand/_model.py")
+by_hand = load_snippet_module("snippets/network_by_hand/_backward.py")
+worked = load_snippet_module("snippets/network_by_hand/_worked_example.py")
+training = load_snippet_module("snippets/network_by_hand/_training.py")
 
 
 @pytest.fixture(scope="module")
-def example() -> model.WorkedExample:
-    return model.worked_example()
+def example() -> worked.WorkedExample:
+    return worked.worked_example()
 
 
 @pytest.fixture(scope="module")
 def autograd_gradients(example) -> dict[str, np.ndarray]:
-    return model.engine_gradients(
+    return worked.engine_gradients(
         example.params, example.Xb, example.Yb, model.HPREACT_TO_INPUT, autograd.grad, agnp
     )
 
@@ -34,7 +38,7 @@ def test_batchnorm_chapter_compares_every_tensor_to_the_input(text: str, example
 
 
 def test_fused_batchnorm_is_close_but_not_identical(text: str, example, autograd_gradients) -> None:
-    fused = model.batchnorm_backward_fused(
+    fused = by_hand.batchnorm_backward_fused(
         example.hand["hpreact"], example.cache["bnraw"], example.cache["bnvar_inv"],
         example.params["bngain"],
     )
@@ -59,7 +63,7 @@ def test_embedding_gradient_matches_central_differences(example) -> None:
 
 
 def test_naive_embedding_update_fails_exactly_on_repeats(text: str, example, autograd_gradients) -> None:
-    naive = model.backward_hpreact_to_input(
+    naive = by_hand.backward_hpreact_to_input(
         example.params, example.cache, example.Xb, example.hand["hpreact"],
         embedding_update="indexed +=",
     )["C"]
@@ -71,9 +75,9 @@ def test_naive_embedding_update_fails_exactly_on_repeats(text: str, example, aut
 
 
 def test_training_is_deterministic_and_its_results_are_on_the_page(text: str, html: str) -> None:
-    first = model.train_by_hand()
-    model.train_by_hand.cache_clear()
-    second = model.train_by_hand()
+    first = training.train_by_hand()
+    training.train_by_hand.cache_clear()
+    second = training.train_by_hand()
     np.testing.assert_array_equal(first.losses, second.losses)
     for name in model.PARAM_NAMES:
         np.testing.assert_array_equal(first.params[name], second.params[name])
@@ -84,8 +88,8 @@ def test_training_is_deterministic_and_its_results_are_on_the_page(text: str, ht
         rows = [line for line in text.splitlines() if line.startswith(f"| {step} |")]
         assert any(line.endswith(f"| {val:.4f}") for line in rows), (step, val)
     # Independent recomputation of the last checkpoint from the trained parameters.
-    splits = model.make_splits()
-    logits = model.logits_with_frozen_batchnorm(
+    splits = names_data.make_splits()
+    logits = training.logits_with_frozen_batchnorm(
         second.params, splits.Xva, second.running_mean, second.running_var
     )
     shifted = logits - logits.max(axis=1, keepdims=True)
@@ -98,16 +102,16 @@ def test_training_is_deterministic_and_its_results_are_on_the_page(text: str, ht
 
 
 def test_calibrated_statistics_and_samples_are_on_the_page(text: str) -> None:
-    run = model.train_by_hand()
-    splits = model.make_splits()
-    bnmean, bnvar = model.calibrate_batchnorm(run.params, splits.Xtr)
+    run = training.train_by_hand()
+    splits = names_data.make_splits()
+    bnmean, bnvar = training.calibrate_batchnorm(run.params, splits.Xtr)
     # Independent recomputation of the calibration: mean and unbiased variance of hprebn.
     hprebn = run.params["C"][splits.Xtr].reshape(len(splits.Xtr), -1) @ run.params["W1"] + run.params["b1"]
     np.testing.assert_allclose(bnmean, hprebn.mean(0, keepdims=True), rtol=1e-12)
     np.testing.assert_allclose(bnvar, hprebn.var(0, ddof=1, keepdims=True), rtol=1e-12)
-    val = model.evaluate_loss(run.params, splits.Xva, splits.Yva, bnmean, bnvar)
+    val = training.evaluate_loss(run.params, splits.Xva, splits.Yva, bnmean, bnvar)
     assert f"{val:.4f}" in row_starting_with(text, "calibrated on the training set")
-    for sample in model.sample_names(run.params, bnmean, bnvar, count=20, seed=11):
+    for sample in training.sample_names(run.params, bnmean, bnvar, count=20, seed=11):
         assert sample in text
 
 
@@ -143,16 +147,16 @@ def test_pytorch_batchnorm1d_normalises_with_the_biased_variance_and_tracks_the_
 
 
 def test_step_zero_validation_loss_is_explained_and_computed(text: str) -> None:
-    run = model.train_by_hand()
-    splits = model.make_splits()
+    run = training.train_by_hand()
+    splits = names_data.make_splits()
     step0 = dict(run.checkpoints)[0]
     H = model.N_HIDDEN
-    initial = model.evaluate_loss(
+    initial = training.evaluate_loss(
         model.init_params(), splits.Xva, splits.Yva, np.zeros((1, H)), np.ones((1, H))
     )
     assert step0 == initial and step0 > np.log(27)
-    calibrated = model.calibrate_batchnorm(model.init_params(), splits.Xtr)
-    val_calibrated = model.evaluate_loss(model.init_params(), splits.Xva, splits.Yva, *calibrated)
+    calibrated = training.calibrate_batchnorm(model.init_params(), splits.Xtr)
+    val_calibrated = training.evaluate_loss(model.init_params(), splits.Xva, splits.Yva, *calibrated)
     assert f"At step 0 the validation loss is {step0:.4f}" in text
     assert f"the step-zero loss is {val_calibrated:.4f}" in text
 
@@ -162,10 +166,10 @@ def test_validation_loss_is_below_the_training_set_loss_with_the_same_frozen_sta
     loss is averaged over moving parameters in training mode, and the split itself is easier (the
     whole training set, with the same frozen statistics, has the higher loss). The page once gave
     only the first reason."""
-    run, splits = model.train_by_hand(), model.make_splits()
-    mean, var = model.calibrate_batchnorm(run.params, splits.Xtr)
-    train = model.evaluate_loss(run.params, splits.Xtr, splits.Ytr, mean, var)
-    validation = model.evaluate_loss(run.params, splits.Xva, splits.Yva, mean, var)
+    run, splits = training.train_by_hand(), names_data.make_splits()
+    mean, var = training.calibrate_batchnorm(run.params, splits.Xtr)
+    train = training.evaluate_loss(run.params, splits.Xtr, splits.Ytr, mean, var)
+    validation = training.evaluate_loss(run.params, splits.Xva, splits.Yva, mean, var)
     last_minibatches = float(np.mean(run.losses[-100:]))
     assert validation < train < last_minibatches
     assert "has a slightly higher loss than the validation set" in " ".join(text.split())

@@ -24,7 +24,6 @@ from ad_core import jacobian
 from bookkit import fmt_array, fmt_shape, latex_matrix, load_snippet_module
 from bookkit.testing import assert_table_row
 
-PAGE = "part2/broadcasting-jacobian/"
 FOLDER = "snippets/broadcasting_jacobian/"
 
 
@@ -294,7 +293,9 @@ def test_binary_rules_reduce_through_unbroadcast() -> None:
 
 def test_part_three_model_stores_batchnorm_parameters_as_rows() -> None:
     """The page: the batch-norm gain and bias of Part III's model are (1, n) rows."""
-    from bookkit.mlp_by_hand import worked_example
+    from bookkit import load_snippet_module
+
+    worked_example = load_snippet_module("snippets/network_by_hand/_worked_example.py").worked_example
 
     params = worked_example().params
     for name in ("bngain", "bnbias"):

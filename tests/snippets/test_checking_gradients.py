@@ -6,8 +6,6 @@ import numpy as np
 
 from bookkit.testing import table_rows
 
-PAGE = "part1/checking-gradients/"
-
 
 def test_page_embeds_the_step_size_figure(html: str) -> None:
     assert 'aria-label="Error of forward and central differences against the step size"' in html

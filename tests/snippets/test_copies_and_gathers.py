@@ -16,7 +16,6 @@ import pytest
 from bookkit import fmt_array, fmt_shape, latex_matrix, load_snippet_module
 from bookkit.testing import assert_table_row
 
-PAGE = "part2/copies-and-gathers/"
 FOLDER = "snippets/copies_and_gathers/"
 
 

@@ -9,8 +9,6 @@ import pytest
 
 from bookkit.testing import array_from_cell, table_rows
 
-PAGE = "part1/extending/"
-
 
 def reference_logsumexp(z, axis=-1):
     """Stable log-sum-exp in HIPS/autograd, the independent reference (scipy is not installed)."""

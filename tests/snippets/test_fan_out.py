@@ -9,8 +9,6 @@ import numpy as np
 
 from bookkit.testing import shown
 
-PAGE = "part1/fan-out/"
-
 
 def test_three_arrivals(text: str) -> None:
     x0 = 1.2

@@ -11,8 +11,6 @@ import numpy as np
 from bookkit import fmt_array
 from bookkit.testing import table_rows
 
-PAGE = "part1/forward-mode/"
-
 
 def test_partial_derivatives_at_2_5_match_finite_differences(text: str) -> None:
     def f(x1: float, x2: float) -> float:

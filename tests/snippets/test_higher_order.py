@@ -9,8 +9,6 @@ import numpy as np
 from bookkit import fmt_array, latex_matrix
 from bookkit.testing import table_rows
 
-PAGE = "part1/higher-order/"
-
 
 def test_tanh_derivatives_match_autograd(text: str) -> None:
     first = autograd.grad(agnp.tanh)

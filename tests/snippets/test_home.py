@@ -13,7 +13,6 @@ import numpy as np
 from bookkit.claims import claims_in
 from bookkit.testing import REPO_ROOT, run_python
 
-PAGE = ""
 HOME = REPO_ROOT / "docs" / "index.md"
 README = REPO_ROOT / "README.md"
 
@@ -71,7 +70,7 @@ def test_ad_core_imports_with_numpy_alone() -> None:
         "import sys\n"
         "before = set(sys.modules)\n"
         "import ad_core, ad_core.numpy, ad_core.numpy.linalg, ad_core.numpy.fft, ad_core.numpy.random\n"
-        "import ad_core.extend, ad_core.misc, ad_core.builtins, ad_core.inspect, ad_core.test_util\n"
+        "import ad_core.extend, ad_core.misc, ad_core.builtins, ad_core.recorder, ad_core.test_util\n"
         "loaded = {name: sys.modules[name] for name in set(sys.modules) - before}\n"
         "third = {name.split('.')[0] for name, module in loaded.items()\n"
         "         if 'site-packages' in (getattr(module, '__file__', None) or '')}\n"

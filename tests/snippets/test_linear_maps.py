@@ -13,7 +13,6 @@ import numpy as np
 from bookkit import latex_matrix
 from bookkit.testing import assert_table_row, shown
 
-PAGE = "part1/linear-maps/"
 X1, X2 = 2.0, 5.0
 
 

@@ -15,23 +15,24 @@ import autograd.numpy as agnp
 import numpy as np
 import pytest
 
-from bookkit import fmt_array
-from bookkit import mlp_by_hand as model
+from bookkit import fmt_array, load_snippet_module
 from bookkit.testing import assert_hand_vs_engine_rows, row_starting_with
 
-PAGE = "part3/loss-output-tanh/"
+model = load_snippet_module("snippets/network_by_hand/_model.py")
+by_hand = load_snippet_module("snippets/network_by_hand/_backward.py")
+worked = load_snippet_module("snippets/network_by_hand/_worked_example.py")
 
 
 @pytest.fixture(scope="module")
-def example() -> model.WorkedExample:
-    return model.worked_example()
+def example() -> worked.WorkedExample:
+    return worked.worked_example()
 
 
 @pytest.fixture(scope="module")
-def autograd_gradients(example: model.WorkedExample) -> dict[str, np.ndarray]:
+def autograd_gradients(example: worked.WorkedExample) -> dict[str, np.ndarray]:
     """An independent engine's gradient of the loss with respect to every tensor."""
     names = model.LOSS_TO_HPREACT + model.HPREACT_TO_INPUT
-    return model.engine_gradients(example.params, example.Xb, example.Yb, names, autograd.grad, agnp)
+    return worked.engine_gradients(example.params, example.Xb, example.Yb, names, autograd.grad, agnp)
 
 
 def census_names() -> tuple[int, int, int]:
@@ -87,7 +88,7 @@ def test_dlogits_matches_central_differences_entrywise(example) -> None:
 
 
 def test_counterexample_reports_the_first_failing_tensor(text: str, example, autograd_gradients) -> None:
-    broken = model.backward_loss_to_hpreact(example.params, example.cache, example.Yb, "drop")
+    broken = by_hand.backward_loss_to_hpreact(example.params, example.cache, example.Yb, "drop")
     failing = [
         name for name in model.LOSS_TO_HPREACT
         if not np.allclose(broken[name], autograd_gradients[name], rtol=1e-9, atol=1e-12)
@@ -145,14 +146,14 @@ def test_bit_equality_comes_from_a_power_of_two_not_from_equal_operations(text: 
     assert "same floating-point operations, in the same order" not in text
     assert "does not mean the same operations" in text
     # The table's second column of bits, recomputed: at B = 30 only dlogprobs stays bit-equal.
-    other = model.worked_example(batch_size=30)
+    other = worked.worked_example(batch_size=30)
     for name in model.LOSS_TO_HPREACT:
         cells = row_starting_with(text, f"d{name}").split(" | ")
         assert cells[5].strip() == ("yes" if np.array_equal(other.hand[name], other.engine[name]) else "no")
     bit_equal = [n for n in model.LOSS_TO_HPREACT if np.array_equal(other.hand[n], other.engine[n])]
     assert bit_equal == ["logprobs"]
     # Written as the rule writes it, the log step makes every row bit-equal at B = 30 as well.
-    as_rule = model.worked_example(batch_size=30, log_step="divide")
+    as_rule = worked.worked_example(batch_size=30, log_step="divide")
     names = model.LOSS_TO_HPREACT + model.HPREACT_TO_INPUT
     assert all(np.array_equal(as_rule.hand[n], as_rule.engine[n]) for n in names)
 
@@ -185,8 +186,8 @@ def test_cosines_of_the_broken_gradients_match_an_independent_engine(
 ) -> None:
     right = np.concatenate([autograd_gradients[n].ravel() for n in model.PARAM_NAMES])
     for variant, label in (("drop", "with the line deleted"), ("=", "with `=` for `+=`")):
-        upper = model.backward_loss_to_hpreact(example.params, example.cache, example.Yb, variant)
-        lower = model.backward_hpreact_to_input(example.params, example.cache, example.Xb, upper["hpreact"])
+        upper = by_hand.backward_loss_to_hpreact(example.params, example.cache, example.Yb, variant)
+        lower = by_hand.backward_hpreact_to_input(example.params, example.cache, example.Xb, upper["hpreact"])
         wrong = np.concatenate([{**upper, **lower}[n].ravel() for n in model.PARAM_NAMES])
         cosine = right @ wrong / (np.linalg.norm(right) * np.linalg.norm(wrong))
         sentence = f"The parameter gradient {label} has cosine similarity {cosine:.3f}"

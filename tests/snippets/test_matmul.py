@@ -16,7 +16,6 @@ import pytest
 
 from bookkit import fmt_shape, latex_matrix, load_snippet_module
 
-PAGE = "part2/matmul/"
 FOLDER = "snippets/matmul/"
 
 
@@ -128,7 +127,7 @@ def test_pytorch_linear_layout_and_gradients() -> None:
     its autograd gives dx = G W, dW = Gᵀ x, db = Σ G, the answers the page derives."""
     torch = pytest.importorskip("torch")
     assert torch.__version__.split("+")[0].startswith("2.13")
-    module = snippet("matmul_exercises.py")
+    module = snippet("exercises.py")
     layer = torch.nn.Linear(module.n_in, module.n_out, dtype=torch.float64)
     assert tuple(layer.weight.shape) == (module.n_out, module.n_in)
     with torch.no_grad():
@@ -170,7 +169,7 @@ def test_grad_einsum_builds_the_subscripts_the_page_names(monkeypatch) -> None:
 def test_quadratic_form_exercise_attributes_each_contribution_to_the_right_use(text: str) -> None:
     """Exercise 3: in xᵀ M x the left factor xᵀ receives M x and the right factor Mᵀ x (the page
     once had them the other way round). HIPS/autograd 1.9.1 differentiates each use on its own."""
-    module = snippet("matmul_exercises.py")
+    module = snippet("exercises.py")
     M, x = module.M, module.vector
     through_left = autograd.grad(lambda u: agnp.dot(u, agnp.dot(M, x)))(x)
     through_right = autograd.grad(lambda u: agnp.dot(x, agnp.dot(M, u)))(x)

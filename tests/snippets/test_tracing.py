@@ -6,10 +6,8 @@ import autograd
 import numpy as np
 
 import ad_core.numpy as anp
-from ad_core.inspect import trace_graph
+from ad_core.recorder import trace_graph
 from bookkit.testing import shown
-
-PAGE = "part1/tracing/"
 
 
 def branchy(x):

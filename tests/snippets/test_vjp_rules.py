@@ -9,8 +9,6 @@ from ad_core import grad, make_vjp
 from bookkit import fmt_array
 from bookkit.testing import table_rows
 
-PAGE = "part1/vjp-rules/"
-
 
 def test_minimal_rule_table_shows_cosines(text: str) -> None:
     rows = {row[0]: row for row in table_rows(text) if len(row) == 4}
