@@ -210,7 +210,9 @@ def show_excerpt(obj: Any, start: str, end: str | None = None, *, full_listing: 
     span = f"line {from_line}" if from_line == to_line else f"lines {from_line}{_EN_DASH}{to_line}"
     caption = (f"`{path}` · `{_symbol_name(obj)}` · {span} of {first}{_EN_DASH}{last} "
                f"(listed in full in {full_listing})")
-    return Rendered(f"{caption}\n\n```python {options}\n{code}\n```\n")
+    fit = listing_class(code)
+    opening = f"```{{.python .{fit} {options}}}" if fit else f"```python {options}"
+    return Rendered(f"{caption}\n\n{opening}\n{code}\n```\n")
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ import pytest
 
 import ad_core
 from ad_core import core
-from bookkit import engine_index, show_source, source_location, source_map
+from bookkit import engine_index, show_excerpt, show_source, source_location, source_map
 from bookkit.source import REPO_ROOT
 
 
@@ -37,6 +37,18 @@ def test_show_source_caption_and_line_numbers() -> None:
     assert opening.startswith(("```python", "```{.python"))
     code = listing.split(opening, 1)[1].split("\n", 1)[1].rsplit("```", 1)[0]
     assert len(code.strip("\n").splitlines()) == last - first + 1
+
+
+def test_show_excerpt_of_a_wide_line_scales_to_the_column() -> None:
+    """An excerpt of engine lines wider than 80 characters gets book.css's fitting class, as a
+    full listing does (they scrolled sideways on four pages); a narrow excerpt keeps its size."""
+    source = inspect.getsource(core.backward_pass).splitlines()
+    wide = next(line.strip() for line in source if len(line.strip()) > 80)
+    narrow = next(line.strip() for line in source if 10 < len(line.strip()) < 60)
+    wide_opening = show_excerpt(core.backward_pass, re.escape(wide), full_listing="x").splitlines()[2]
+    narrow_opening = show_excerpt(core.backward_pass, re.escape(narrow), full_listing="x").splitlines()[2]
+    assert re.match(r"```\{\.python \.bk-cols-\d+ linenums=", wide_opening), wide_opening
+    assert narrow_opening.startswith("```python linenums="), narrow_opening
 
 
 def test_show_source_rejects_highlights_outside_the_listing() -> None:
