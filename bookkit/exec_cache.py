@@ -5,7 +5,9 @@ block whose code (the snippet text pymdownx.snippets put in the fence), whose fi
 while it ran (every file of the repository it opened, every folder it listed, every helper
 it asked `load_snippet_module` for) and whose engine and bookkit sources are all
 byte-identical to the run that produced an output gets that output again instead of running;
-any difference runs it, and so does a block in a `session` or one that started a process.
+any difference runs it, and so does a block in a `session` or one that started a process
+(but `python snippets/<chapter>/x.py`, which depends on that folder's files and the engine,
+and `python -c "<code>"` whose code reads no file).
 A failing block is never stored. The counts the build stamp
 shows (asserts executed, checks passed) are stored with the output and added again, so the
 stamp reads the same as after a full run, and says how many blocks were reused.
@@ -154,8 +156,14 @@ def run_cached(
         elif event == "subprocess.Popen" and len(args) > 1 and isinstance(args[1], list | tuple):
             # `python snippets/<chapter>/x.py`: the process reads that chapter's files and
             # the engine; any other program, or a file outside the repository, is unknown.
-            named = [str(a) for a in args[1][1:] if (REPO_ROOT / str(a)).is_file()]
-            if not named or Path(str(args[1][0])).resolve() != Path(sys.executable).resolve():
+            # `python -c "<code>"` whose code names no file (the code is part of the block's
+            # own text, so of its key) depends only on the interpreter and the engine.
+            command = [str(a) for a in args[1]]
+            ours = Path(command[0]).resolve() == Path(sys.executable).resolve()
+            if ours and len(command) == 3 and command[1] == "-c" and not _names_files(command[2]):
+                return
+            named = [a for a in command[1:] if (REPO_ROOT / a).is_file()]
+            if not named or not ours:
                 spawned.append(event)
             for name in named:
                 folder = (REPO_ROOT / name).resolve().parent
@@ -180,6 +188,13 @@ def run_cached(
     _entries[key] = Entry(output, _dependencies(touched), {k: v for k, v in delta.items() if v})
     note_dependencies(_entries[key].dependencies)
     return output
+
+
+def _names_files(code: str) -> bool:
+    """Whether `python -c` code may read files of its own (then its output is not known from
+    the block's text): it opens, imports from the book, or names a path."""
+    return any(word in code for word in ("open(", "Path", "snippets", "docs", "import ad_core",
+                                         "import bookkit", "from ad_core", "from bookkit", "/"))
 
 
 # An audit hook cannot be removed; one permanent hook calls the current recorder, if any.
