@@ -27,13 +27,14 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import json
 import logging
 import os
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -487,13 +488,59 @@ def _page_inputs(page: Any, config: Any, files: Any, paths: set[str]) -> dict[st
     return inputs
 
 
+def _registrars(config: Any) -> dict[str, Any]:
+    """The objects a page's conversion registers its anchors with: the autorefs plugin (its
+    URL maps serve cross-references from every page) and mkdocstrings' inventory."""
+    found: dict[str, Any] = {}
+    plugins = getattr(config, "plugins", {}) or {}
+    if "autorefs" in plugins:
+        found["autorefs"] = plugins["autorefs"]
+    if "mkdocstrings" in plugins:
+        found["inventory"] = plugins["mkdocstrings"].handlers.inventory
+    return found
+
+
+_REGISTERING = {"autorefs": ("register_anchor", "register_url"), "inventory": ("register",)}
+
+
+@contextlib.contextmanager
+def _recording_registrations(config: Any) -> Iterator[list[tuple[str, str, tuple, dict]] | None]:
+    """Record the registrations a page's conversion makes (target, method, arguments), to make
+    them again when the page is reused; None when the registrars cannot be found."""
+    try:
+        registrars = _registrars(config)
+    except Exception:  # another mkdocstrings layout: such a page is never reused
+        yield None
+        return
+    calls: list[tuple[str, str, tuple, dict]] = []
+    patched = []
+    for target, registrar in registrars.items():
+        for name in _REGISTERING[target]:
+            method = getattr(registrar, name)
+
+            def recording(*args: Any, _method: Any = method, _at: tuple = (target, name),
+                          **kwargs: Any) -> Any:
+                calls.append((*_at, args, kwargs))
+                return _method(*args, **kwargs)
+
+            setattr(registrar, name, recording)
+            patched.append((registrar, name))
+    try:
+        yield calls
+    finally:
+        for registrar, name in patched:
+            delattr(registrar, name)  # the class's method again
+
+
 def _reuse_unchanged_pages() -> None:
     """During `mkdocs serve`, a page whose Markdown, included files, block inputs (as
     `bookkit/exec_cache.py` recorded them), engine, bookkit, config and file list are all
     unchanged is not converted again: its HTML, table of contents and anchors, and the counts
     its blocks added to the build stamp, are those of its last conversion. A page whose
-    conversion logged a warning, that ran a block in a session, or that holds mkdocstrings
-    or autorefs output is always converted. `mkdocs build` converts every page."""
+    conversion logged a warning or that ran a block in a session is always converted. A page
+    of mkdocstrings output (the API reference) registers its objects with autorefs and the
+    inventory while it converts: those calls are recorded and made again when it is reused
+    (`_recording_registrations`). `mkdocs build` converts every page."""
     from mkdocs.structure import pages as mkdocs_pages
 
     original = getattr(mkdocs_pages.Page.render, "_bookkit_original", mkdocs_pages.Page.render)
@@ -529,6 +576,8 @@ def _reuse_unchanged_pages() -> None:
                         _add_counts({name: amount})
                 exec_cache.reused += entry.counts.get("blocks", 0) - entry.counts.get("reused", 0)
                 _state.files.update(entry.files)
+                for target, name, args, kwargs in getattr(entry, "registrations", ()):
+                    getattr(_registrars(config)[target], name)(*args, **kwargs)
                 exec_cache.pages_reused += 1
                 return None
         before, files_before = _page_snapshot(), set(_state.files)
@@ -537,12 +586,14 @@ def _reuse_unchanged_pages() -> None:
         warnings = _WarningCounter()
         logging.getLogger("mkdocs").addHandler(warnings)
         try:
-            original(page, config, files)
+            with _recording_registrations(config) as registrations:
+                original(page, config, files)
         finally:
             logging.getLogger("mkdocs").removeHandler(warnings)
         after = _page_snapshot()
         content = page.content or ""
-        if warnings.count or exec_cache.page_uncacheable or "autoref" in content or "doc-object" in content:
+        unrecorded = registrations is None and ("autoref" in content or "doc-object" in content)
+        if warnings.count or exec_cache.page_uncacheable or unrecorded:
             exec_cache.pages.pop(uri, None)
             return None
         links = None
@@ -555,6 +606,7 @@ def _reuse_unchanged_pages() -> None:
             counts={k: after[k] - before.get(k, 0) for k in after if after[k] != before.get(k, 0)},
         )
         entry.files = sorted(set(_state.files) - files_before)  # type: ignore[attr-defined]
+        entry.registrations = list(registrations or ())  # type: ignore[attr-defined]
         exec_cache.pages[uri] = entry
         return None
 
