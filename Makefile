@@ -17,6 +17,8 @@ $(INSTALLED): pyproject.toml
 	touch $@
 
 # KaTeX and Mermaid come from npm and are copied next to the pages, so a page load stays local.
+# Noto Sans SC (@fontsource/noto-sans-sc) stays in node_modules: after each build the mkdocs
+# hook cuts it down to the Chinese characters the pages use (bookkit/cjk_font.py).
 $(ASSETS): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	rm -rf $(VENDOR) && mkdir -p $(VENDOR)/katex/contrib $(VENDOR)/mermaid
@@ -29,6 +31,7 @@ $(ASSETS): package.json package-lock.json
 	cp node_modules/mermaid/dist/chunks/mermaid.esm.min/*.mjs $(VENDOR)/mermaid/chunks/mermaid.esm.min/
 	touch $@
 
+# Rebuilds reuse unchanged block outputs and pages (bookkit/exec_cache.py); `make build` runs all.
 serve: $(INSTALLED) $(ASSETS)
 	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
 
@@ -51,9 +54,24 @@ browser:
 	  fi; \
 	fi
 
-test: $(INSTALLED) $(ASSETS) browser autograd-suite
+# One strict build serves the whole suite (BOOK_BUILT_SITE: the docs-build test, the snippet
+# tests, the browser test); the browser test, which mostly waits on Chromium, runs beside the
+# rest, and HIPS/autograd's suite beside both.
+TEST_SITE := test-artifacts/site
+test: $(INSTALLED) $(ASSETS) browser
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest
+	rm -rf $(TEST_SITE) $(TEST_SITE).snippet-outputs.json && mkdir -p test-artifacts
+	$(BIN)/python -c 'import sys; from pathlib import Path; from bookkit.testing import mkdocs_build; \
+	  r = mkdocs_build(None, Path("$(TEST_SITE)").resolve()); \
+	  r.returncode and sys.exit("mkdocs build --strict failed:\n" + r.stderr[-20000:])'
+	@export BOOK_BUILT_SITE=$(CURDIR)/$(TEST_SITE); \
+	  $(BIN)/python -m pytest -q tests/test_browser.py > test-artifacts/browser-test.log 2>&1 & browser=$$!; \
+	  $(BIN)/python tools/autograd_suite/run.py > test-artifacts/autograd-suite.log 2>&1 & suite=$$!; \
+	  $(BIN)/python -m pytest --ignore=tests/test_browser.py; rest=$$?; \
+	  wait $$browser; browser_status=$$?; wait $$suite; suite_status=$$?; \
+	  echo "--- browser test (test-artifacts/browser-test.log) ---"; tail -n 25 test-artifacts/browser-test.log; \
+	  echo "--- HIPS/autograd suite (test-artifacts/autograd-suite.log) ---"; tail -n 15 test-artifacts/autograd-suite.log; \
+	  test $$rest = 0 && test $$browser_status = 0 && test $$suite_status = 0
 
 # HIPS/autograd 1.9.1's own test files, run on autograd and on ad_core (see the README).
 autograd-suite: $(INSTALLED)

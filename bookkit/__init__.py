@@ -6,7 +6,7 @@ Snippets print what these functions return; every function is deterministic. See
 
 from .checks import Derivation, assert_shape_then_close, central_differences
 from .claims import Rendered, UncheckedClaim, checked, given, yes_no
-from .engine_views import events_table, mermaid_graph
+from .engine_views import events_table, mermaid_graph, mermaid_graphs
 from .figures import svg_figure
 from .formatting import (
     collapsible,
@@ -43,6 +43,7 @@ __all__ = [
     "load_snippet_module",
     "md_table",
     "mermaid_graph",
+    "mermaid_graphs",
     "observed",
     "show_excerpt",
     "show_source",

@@ -26,37 +26,80 @@ def _mermaid_text(text: str) -> str:
     return text.replace('"', "#quot;")
 
 
+def _graph_lines(
+    graph: Any, names: Mapping[int, str] | None, prefix: str = "", indent: str = "    ",
+    compact: bool = False,
+) -> list[str]:
+    """The node and edge lines of one traced graph; `prefix` keeps the ids of several graphs
+    in one diagram apart. `compact`: labels on one line, and `arg n` only on the edges into a
+    node with several parents (a node with one parent can only take it as its argument)."""
+    names = dict(names or {})
+    lines = []
+    for node in graph.nodes:
+        name = names.get(node.id, "input" if node.is_root else str(node.primitive))
+        label = _mermaid_text(f"{node.id} · {name}{' · ' if compact else '<br/>'}{fmt_shape(node.shape)}")
+        if node.is_root:
+            lines.append(f'{indent}{prefix}n{node.id}(["{label}"])')
+        elif node.id == graph.output:
+            lines.append(f'{indent}{prefix}n{node.id}[["{label}"]]')
+        else:
+            lines.append(f'{indent}{prefix}n{node.id}["{label}"]')
+    for node in graph.nodes:
+        for parent, argnum in zip(node.parents, node.parent_argnums, strict=True):
+            if compact and len(node.parents) == 1:
+                lines.append(f"{indent}{prefix}n{parent} --> {prefix}n{node.id}")
+            else:
+                lines.append(f'{indent}{prefix}n{parent} -->|"arg {argnum}"| {prefix}n{node.id}')
+    return lines
+
+
+# Mermaid's flowchart spacing for `compact=True`: ranks closer than its default 50 px.
+_COMPACT_SPACING = ["config:", "  flowchart:", "    rankSpacing: 28", "    nodeSpacing: 30"]
+
+
 def mermaid_graph(
     graph: Any,
     title: str | None = None,
     names: Mapping[int, str] | None = None,
     direction: str = "LR",
+    compact: bool = False,
 ) -> str:
     """A ```` ```mermaid ```` flowchart of an `ad_core.recorder.trace_graph(...)` result.
 
     Each node shows its id, its primitive (or `names[id]` if given, e.g. `{0: "x"}`) and its
     shape; edges go from parent to child and carry the argument position they feed. The root
     is drawn as a stadium and the output as a double-bordered box.
+
+    `compact=True` is for a deep graph drawn top to bottom (a long chain, which Mermaid cannot
+    wrap into rows and which left to right would be several columns wide): one-line labels,
+    `arg n` only where a node has several parents, and closer ranks, so it is about two thirds
+    as tall.
     """
-    names = dict(names or {})
     lines = ["```mermaid"]
-    if title:
-        lines += ["---", f"title: {_mermaid_text(title)}", "---"]
+    front = ([f"title: {_mermaid_text(title)}"] if title else []) + (_COMPACT_SPACING if compact else [])
+    if front:
+        lines += ["---", *front, "---"]
     lines.append(f"flowchart {direction}")
-    for node in graph.nodes:
-        name = names.get(node.id, "input" if node.is_root else str(node.primitive))
-        label = _mermaid_text(f"{node.id} · {name}<br/>{fmt_shape(node.shape)}")
-        if node.is_root:
-            lines.append(f'    n{node.id}(["{label}"])')
-        elif node.id == graph.output:
-            lines.append(f'    n{node.id}[["{label}"]]')
-        else:
-            lines.append(f'    n{node.id}["{label}"]')
-    for node in graph.nodes:
-        for parent, argnum in zip(node.parents, node.parent_argnums, strict=True):
-            lines.append(f'    n{parent} -->|"arg {argnum}"| n{node.id}')
+    lines += _graph_lines(graph, names, compact=compact)
     lines.append("```")
     # Drawn from the recorded graph: ids, primitives and shapes are what the trace holds.
+    return Rendered("\n".join(lines) + "\n")
+
+
+def mermaid_graphs(panels: Sequence[tuple[str, Any]], direction: str = "TB") -> str:
+    """Several traced graphs side by side in one ```` ```mermaid ```` diagram, one titled box
+    (`(title, graph)`) each, drawn as `mermaid_graph` draws one graph.
+
+    One diagram has one scale: two separate diagrams that the column shrinks by different
+    factors show their text at different sizes, which a comparison should not. The boxes are
+    not linked, so Mermaid places them next to each other and each keeps `direction`.
+    """
+    lines = ["```mermaid", "flowchart TB"]
+    for index, (title, graph) in enumerate(panels):
+        lines += [f'    subgraph g{index} ["{_mermaid_text(title)}"]', f"        direction {direction}"]
+        lines += _graph_lines(graph, None, prefix=f"g{index}", indent="        ")
+        lines.append("    end")
+    lines.append("```")
     return Rendered("\n".join(lines) + "\n")
 
 

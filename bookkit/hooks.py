@@ -16,29 +16,38 @@
    statements. Asserts are counted as they execute (a line trace limited to code-block frames,
    so an assert in a loop counts once per iteration) and also statically (`ast`), and the
    home page gets a build stamp with these numbers in place of `STAMP_PLACEHOLDER`.
-4. It keeps what each executed snippet printed, and when `BOOK_SNIPPET_OUTPUTS` names a file
+5. It keeps what each executed snippet printed, and when `BOOK_SNIPPET_OUTPUTS` names a file
    (`bookkit.testing.mkdocs_build` sets it), writes there `{include ("snippets/x.py", or
    "snippets/x.py:section"): [the output of each fence that ran it]}` as JSON: the tests read
    the build's own executions of the snippets instead of running every snippet again.
+6. After the build, it writes the subset of a CJK font that holds exactly the Chinese
+   characters the pages use (`bookkit/cjk_font.py`).
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import json
 import logging
 import os
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from bookkit import _stats
-from bookkit.claims import guard_printed
+# During `mkdocs serve` this module is loaded afresh for every rebuild: first drop the engine
+# and bookkit from sys.modules if their files changed, so the imports below read them anew.
+_serve_cache = sys.modules.get("bookkit.exec_cache")
+if _serve_cache is not None and _serve_cache.ENABLED:
+    _serve_cache.forget_changed_sources()
+
+from bookkit import _stats, exec_cache  # noqa: E402
+from bookkit.claims import guard_printed  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.bookkit")
 
@@ -268,12 +277,13 @@ def _wrap_formatter(original: Callable[..., str]) -> Callable[..., str]:
 def _guard_markdown_exec_print() -> None:
     """Printed means asserted: every `print` of an executed block goes through
     `bookkit.claims.guard_printed`, so a number printed without a check raises inside the
-    block, which fails the strict build like any other failing snippet."""
+    block, which fails the strict build like any other failing snippet.
+
+    Installed afresh for every build (over markdown-exec's own `_buffer_print`), so that after
+    `mkdocs serve` re-imports bookkit the guard is the current `bookkit.claims`'s."""
     from markdown_exec._internal.formatters import python as exec_python
 
-    original = exec_python._buffer_print
-    if getattr(original, "_bookkit_guarded", False):
-        return
+    original = getattr(exec_python._buffer_print, "_bookkit_original", exec_python._buffer_print)
 
     def guarded(buffer: Any, *texts: Any, **options: Any) -> None:
         guard_printed(*texts)
@@ -282,7 +292,60 @@ def _guard_markdown_exec_print() -> None:
         _state.printed.append(" ".join(str(text) for text in texts) + options.get("end", "\n"))
 
     guarded._bookkit_guarded = True  # type: ignore[attr-defined]
+    guarded._bookkit_original = original  # type: ignore[attr-defined]
     exec_python._buffer_print = guarded
+
+
+def _counts() -> dict[str, int]:
+    counts = {f"stats:{kind}": amount for kind, amount in _stats.checks_passed.items()}
+    return {"asserts_executed": _state.asserts_executed, **counts}
+
+
+def _add_counts(counts: dict[str, int]) -> None:
+    for name, amount in counts.items():
+        if name == "asserts_executed":
+            _state.asserts_executed += amount
+        else:
+            _stats.count(name.removeprefix("stats:"), amount)
+
+
+def _reuse_unchanged_blocks() -> None:
+    """During `mkdocs serve`, a block whose inputs did not change since it last ran gives its
+    last output without running again (`bookkit/exec_cache.py`); `mkdocs build` runs all."""
+    from markdown_exec._internal.formatters import python as exec_python
+
+    original = getattr(exec_python._run_python, "_bookkit_original", exec_python._run_python)
+
+    def run_python(code: str, returncode: int | None = None, session: str | None = None,
+                   id: str | None = None, **extra: Any) -> str:
+        def run() -> str:
+            return original(code, returncode=returncode, session=session, id=id, **extra)
+
+        options = {"returncode": returncode, "session": session, "id": id, **extra}
+        before = exec_cache.reused
+        output = exec_cache.run_cached(run, code, options, _counts, _add_counts)
+        if exec_cache.reused != before:
+            exec_python._code_block_id(id, session, extra.get("title"))  # keep block numbering
+        return output
+
+    run_python._bookkit_original = original  # type: ignore[attr-defined]
+    exec_python._run_python = run_python
+
+    # A helper that load_snippet_module returns from its own cache is not opened again: tell
+    # the cache which helpers each block asks for.
+    import bookkit
+    from bookkit import snippet_modules
+
+    load = snippet_modules.load_snippet_module
+    load = getattr(load, "_bookkit_original", load)
+
+    def load_snippet_module(relative_path: str | Path) -> Any:
+        exec_cache.note_loaded(relative_path)
+        return load(relative_path)
+
+    load_snippet_module._bookkit_original = load  # type: ignore[attr-defined]
+    snippet_modules.load_snippet_module = load_snippet_module
+    bookkit.load_snippet_module = load_snippet_module
 
 
 def _snippet_file_of(fence: _Fence | None) -> Path | None:
@@ -386,8 +449,218 @@ def on_config(config: Any) -> Any:
         log.warning("bookkit: markdown-exec's python fence not found; nothing will be counted")
     _install_log_filter()
     _guard_markdown_exec_print()
+    _reuse_unchanged_blocks()
+    _reuse_unchanged_pages()
+    _reuse_search_entries()
+    exec_cache.reused = 0
+    exec_cache.pages_reused = 0
+    exec_cache.new_build()
     _give_blocks_their_file()
     return config
+
+
+_PAGE_INCLUDE = re.compile(r"""-{1,}8<-{1,}[ \t]+["']?([^"'\s:]+)""")
+
+
+def _page_snapshot() -> dict[str, Any]:
+    return {
+        "blocks": _state.blocks,
+        "static_asserts": _state.static_asserts,
+        "unmatched_blocks": _state.unmatched_blocks,
+        "reused": exec_cache.reused,
+        **_counts(),
+    }
+
+
+def _page_inputs(page: Any, config: Any, files: Any, paths: set[str]) -> dict[str, str]:
+    import hashlib
+
+    def digest(text: str) -> str:
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    inputs = {
+        ":markdown": digest(page.markdown or ""),
+        ":files": digest("\n".join(sorted(f.src_uri for f in files))),
+        ":config": digest(Path(config.config_file_path).read_text(encoding="utf-8")),
+    }
+    inputs.update(exec_cache.engine_and_bookkit())
+    inputs.update(exec_cache.digests(paths))
+    return inputs
+
+
+def _registrars(config: Any) -> dict[str, Any]:
+    """The objects a page's conversion registers its anchors with: the autorefs plugin (its
+    URL maps serve cross-references from every page) and mkdocstrings' inventory."""
+    found: dict[str, Any] = {}
+    plugins = getattr(config, "plugins", {}) or {}
+    if "autorefs" in plugins:
+        found["autorefs"] = plugins["autorefs"]
+    if "mkdocstrings" in plugins:
+        found["inventory"] = plugins["mkdocstrings"].handlers.inventory
+    return found
+
+
+_REGISTERING = {"autorefs": ("register_anchor", "register_url"), "inventory": ("register",)}
+
+
+@contextlib.contextmanager
+def _recording_registrations(config: Any) -> Iterator[list[tuple[str, str, tuple, dict]] | None]:
+    """Record the registrations a page's conversion makes (target, method, arguments), to make
+    them again when the page is reused; None when the registrars cannot be found."""
+    try:
+        registrars = _registrars(config)
+    except Exception:  # another mkdocstrings layout: such a page is never reused
+        yield None
+        return
+    calls: list[tuple[str, str, tuple, dict]] = []
+    patched = []
+    for target, registrar in registrars.items():
+        for name in _REGISTERING[target]:
+            method = getattr(registrar, name)
+
+            def recording(*args: Any, _method: Any = method, _at: tuple = (target, name),
+                          **kwargs: Any) -> Any:
+                calls.append((*_at, args, kwargs))
+                return _method(*args, **kwargs)
+
+            setattr(registrar, name, recording)
+            patched.append((registrar, name))
+    try:
+        yield calls
+    finally:
+        for registrar, name in patched:
+            delattr(registrar, name)  # the class's method again
+
+
+def _reuse_unchanged_pages() -> None:
+    """During `mkdocs serve`, a page whose Markdown, included files, block inputs (as
+    `bookkit/exec_cache.py` recorded them), engine, bookkit, config and file list are all
+    unchanged is not converted again: its HTML, table of contents and anchors, and the counts
+    its blocks added to the build stamp, are those of its last conversion. A page whose
+    conversion logged a warning or that ran a block in a session is always converted. A page
+    of mkdocstrings output (the API reference) registers its objects with autorefs and the
+    inventory while it converts: those calls are recorded and made again when it is reused
+    (`_recording_registrations`). `mkdocs build` converts every page."""
+    from mkdocs.structure import pages as mkdocs_pages
+
+    original = getattr(mkdocs_pages.Page.render, "_bookkit_original", mkdocs_pages.Page.render)
+
+    def render(page: Any, config: Any, files: Any) -> None:
+        if not exec_cache.ENABLED:
+            return original(page, config, files)
+        uri = page.file.src_uri
+        root = _state.base_paths[0]
+        included = {m for m in _PAGE_INCLUDE.findall(page.markdown or "") if (root / m).is_file()}
+        entry = exec_cache.pages.get(uri)
+        if entry is not None:
+            paths = {k for k in entry.inputs if not k.startswith(":")} - set(exec_cache.engine_and_bookkit())
+            if _page_inputs(page, config, files, paths | included) == entry.inputs:
+                page.content, page.toc, page._title_from_render = entry.content, entry.toc, entry.title
+                page.present_anchor_ids = set(entry.anchors)
+                if entry.links is not None:
+                    page.links_to_anchors = {
+                        files.get_file_from_path(target): dict(links)
+                        for target, links in entry.links.items()
+                        if files.get_file_from_path(target) is not None
+                    }
+                for name, amount in entry.counts.items():
+                    if name == "blocks":
+                        _state.blocks += amount
+                    elif name == "static_asserts":
+                        _state.static_asserts += amount
+                    elif name == "unmatched_blocks":
+                        _state.unmatched_blocks += amount
+                    elif name == "reused":
+                        exec_cache.reused += amount
+                    else:
+                        _add_counts({name: amount})
+                exec_cache.reused += entry.counts.get("blocks", 0) - entry.counts.get("reused", 0)
+                _state.files.update(entry.files)
+                for target, name, args, kwargs in getattr(entry, "registrations", ()):
+                    getattr(_registrars(config)[target], name)(*args, **kwargs)
+                exec_cache.pages_reused += 1
+                return None
+        before, files_before = _page_snapshot(), set(_state.files)
+        exec_cache.page_dependencies.clear()
+        exec_cache.page_uncacheable = False
+        warnings = _WarningCounter()
+        logging.getLogger("mkdocs").addHandler(warnings)
+        try:
+            with _recording_registrations(config) as registrations:
+                original(page, config, files)
+        finally:
+            logging.getLogger("mkdocs").removeHandler(warnings)
+        after = _page_snapshot()
+        content = page.content or ""
+        unrecorded = registrations is None and ("autoref" in content or "doc-object" in content)
+        if warnings.count or exec_cache.page_uncacheable or unrecorded:
+            exec_cache.pages.pop(uri, None)
+            return None
+        links = None
+        if page.links_to_anchors is not None:
+            links = {target.src_uri: dict(found) for target, found in page.links_to_anchors.items()}
+        entry = exec_cache.PageEntry(
+            inputs=_page_inputs(page, config, files, set(exec_cache.page_dependencies) | included),
+            content=content, toc=page.toc, title=page._title_from_render,
+            anchors=set(page.present_anchor_ids or ()), links=links,
+            counts={k: after[k] - before.get(k, 0) for k in after if after[k] != before.get(k, 0)},
+        )
+        entry.files = sorted(set(_state.files) - files_before)  # type: ignore[attr-defined]
+        entry.registrations = list(registrations or ())  # type: ignore[attr-defined]
+        exec_cache.pages[uri] = entry
+        return None
+
+    render._bookkit_original = original  # type: ignore[attr-defined]
+    mkdocs_pages.Page.render = render
+
+
+def _reuse_search_entries() -> None:
+    """During `mkdocs serve`, the search entries of a page whose HTML, title, URL, metadata and
+    table of contents are unchanged are those computed last time (the search plugin parses
+    every page's HTML again on every rebuild otherwise)."""
+    import copy
+    import hashlib
+
+    try:
+        from material.plugins.search.plugin import SearchIndex
+    except ImportError:
+        return
+    original = SearchIndex.add_entry_from_context
+    original = getattr(original, "_bookkit_original", original)
+
+    def toc_text(items: Any) -> str:
+        return "".join(f"{i.id}|{i.title}|{i.url}({toc_text(i.children)})" for i in items or ())
+
+    def add_entry_from_context(index: Any, page: Any) -> None:
+        if not exec_cache.ENABLED:
+            return original(index, page)
+        parts = [page.url, str(page.title), repr(page.meta), toc_text(page.toc), page.content or ""]
+        key = hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
+        if key in exec_cache.search_entries:
+            index.entries.extend(copy.deepcopy(exec_cache.search_entries[key]))
+            return None
+        start = len(index.entries)
+        original(index, page)
+        exec_cache.search_entries[key] = copy.deepcopy(index.entries[start:])
+        return None
+
+    add_entry_from_context._bookkit_original = original  # type: ignore[attr-defined]
+    SearchIndex.add_entry_from_context = add_entry_from_context
+
+
+class _WarningCounter(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1
+
+
+def on_startup(command: str, dirty: bool) -> None:
+    exec_cache.ENABLED = command == "serve"
+    if exec_cache.ENABLED:
+        exec_cache.forget_changed_sources()  # remember what the first build imports
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str | None:
@@ -465,6 +738,11 @@ def build_stamp_html() -> str:
         f"computed, compared with a second computation before it could be printed (whether "
         f"the second one is independent is for review to judge)",
     ]
+    if exec_cache.ENABLED and exec_cache.reused:
+        items.append(
+            f"<code>mkdocs serve</code>: {exec_cache.reused} of the {_state.blocks} blocks gave "
+            f"the output of their last run, their code and inputs unchanged since"
+        )
     body = "".join(f"<li>{item}</li>" for item in items)
     return f'<div class="bk-build-stamp"><ul>{body}</ul></div>'
 
@@ -479,11 +757,25 @@ def on_post_page(output: str, page: Any, config: Any) -> str | None:
 
 
 def on_post_build(config: Any) -> None:
+    from bookkit import cjk_font
+
+    project_dir = Path(config.config_file_path).resolve().parent
+    try:
+        count, size = cjk_font.write_font(Path(config.site_dir), project_dir)
+    except (cjk_font.MissingGlyphs, FileNotFoundError) as error:
+        log.warning(f"bookkit: Chinese text would show as boxes: {error}")
+    else:
+        log.info(f"bookkit: CJK font subset: {count} characters, {size} bytes")
     log.info(
         f"bookkit: executed {_state.blocks} code blocks from {len(_state.files)} snippet files; "
         f"{_state.asserts_executed} asserts executed and passed "
         f"({_state.static_asserts} assert statements in the executed blocks); "
         f"{_state.unmatched_blocks} blocks not traced back to their snippet files"
+        + (
+            f"; mkdocs serve: {exec_cache.reused} blocks and {exec_cache.pages_reused} pages reused unchanged"
+            if exec_cache.ENABLED
+            else ""
+        )
     )
     outputs_file = os.environ.get("BOOK_SNIPPET_OUTPUTS")
     if outputs_file:

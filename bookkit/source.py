@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import html
 import inspect
 import re
 import textwrap
@@ -154,6 +155,7 @@ def show_source(obj: Any, hl_lines: Iterable[int] = ()) -> str:
     )
     code = textwrap.dedent("\n".join(file_lines[first - 1 : last]))
     options = f'linenums="{first}"'
+    fit = listing_class(code)
     highlighted = sorted(set(hl_lines))
     if highlighted:
         outside = [line for line in highlighted if not first <= line <= last]
@@ -161,7 +163,25 @@ def show_source(obj: Any, hl_lines: Iterable[int] = ()) -> str:
             raise ValueError(f"lines {outside} are outside {path} lines {first}{_EN_DASH}{last}")
         options += ' hl_lines="' + " ".join(str(line - first + 1) for line in highlighted) + '"'
     caption = f"`{path}` · `{_symbol_name(obj)}` · lines {first}{_EN_DASH}{last}"
-    return Rendered(f"{caption}\n\n```python {options}\n{code}\n```\n")
+    opening = f"```{{.python .{fit} {options}}}" if fit else f"```python {options}"
+    return Rendered(f"{caption}\n\n{opening}\n{code}\n```\n")
+
+
+# Listings of engine source are shown whole, lines unbroken (the file's line numbers must stay
+# beside their lines). A listing whose longest line is wider than the column at the normal
+# code size gets a class `bk-cols-<n>` (n: that length rounded up to a multiple of 5); book.css
+# scales such a listing's font to the column's width (a container query), so it fits its box
+# down to a minimum size, and scrolls only below that (phones).
+_FITS_WITHOUT_SCALING = 80
+_WIDEST_CLASS = 120
+
+
+def listing_class(code: str) -> str | None:
+    """The `bk-cols-<n>` class for a listing of `code`, or None when it fits as it is."""
+    longest = max((len(line.rstrip()) for line in code.splitlines()), default=0)
+    if longest <= _FITS_WITHOUT_SCALING:
+        return None
+    return f"bk-cols-{min(-(-longest // 5) * 5, _WIDEST_CLASS)}"
 
 
 
@@ -190,7 +210,9 @@ def show_excerpt(obj: Any, start: str, end: str | None = None, *, full_listing: 
     span = f"line {from_line}" if from_line == to_line else f"lines {from_line}{_EN_DASH}{to_line}"
     caption = (f"`{path}` · `{_symbol_name(obj)}` · {span} of {first}{_EN_DASH}{last} "
                f"(listed in full in {full_listing})")
-    return Rendered(f"{caption}\n\n```python {options}\n{code}\n```\n")
+    fit = listing_class(code)
+    opening = f"```{{.python .{fit} {options}}}" if fit else f"```python {options}"
+    return Rendered(f"{caption}\n\n{opening}\n{code}\n```\n")
 
 
 @dataclass(frozen=True)
@@ -241,7 +263,8 @@ def rules_listing(registrations: Iterable[RuleRegistration]) -> str:
         for rule in registrations
         for offset, text in enumerate(rule.lines)
     ]
-    return Rendered("\n".join(["```python", *numbered, "```"]))
+    fit = listing_class("\n".join(numbered))
+    return Rendered("\n".join([f"```{{.python .{fit}}}" if fit else "```python", *numbered, "```"]))
 
 
 # --- The engine's call index ----------------------------------------------------------------
@@ -480,11 +503,21 @@ def engine_index(package_dir: Path | None = None) -> EngineIndex:
     return _cached_index(str(directory), stamp)
 
 
+def breakable_code(name: str) -> str:
+    """`name` as inline code that a narrow table column may break after a `.`, `/` or `_`
+    (`<wbr>`, which adds no character: copied or read, the name is whole)."""
+    escaped = html.escape(name, quote=False)
+    breakable = re.sub(r"([./_])(?=[^./_])", r"\1<wbr>", escaped)
+    # Markdown still reads emphasis between raw HTML tags: `__init__` would become a bold
+    # "init". A backslash escape keeps each underscore literal.
+    return "<code>" + breakable.replace("_", "\\_") + "</code>"
+
+
 def _names_cell(keys: Sequence[str], index: EngineIndex) -> str:
     if not keys:
         return "—"
     names = sorted(index.definitions[key].short_name for key in keys)
-    shown = ", ".join(f"`{name}`" for name in names[:_MAX_NAMES_IN_CELL])
+    shown = ", ".join(breakable_code(name) for name in names[:_MAX_NAMES_IN_CELL])
     hidden = len(names) - _MAX_NAMES_IN_CELL
     return shown + (f" and {hidden} more" if hidden > 0 else "")
 
@@ -492,7 +525,8 @@ def _names_cell(keys: Sequence[str], index: EngineIndex) -> str:
 def source_map(rows: Iterable[tuple[Any, str, str]]) -> str:
     """A source-map table: for each `(obj, "input → output", "role")` row, the file, symbol,
     lines, "called by" and "calls" columns are computed from the engine's code with `ast`;
-    the last two columns are the text you give."""
+    the last two columns are the text you give. Paths and names may break after a `.`, `/` or `_`
+    so that the seven columns fit the page's column."""
     index = engine_index()
     table_rows = []
     for obj, in_out, role in rows:
@@ -500,8 +534,8 @@ def source_map(rows: Iterable[tuple[Any, str, str]]) -> str:
         definition = index.definitions[key]
         table_rows.append(
             [
-                f"`{definition.path}`",
-                f"`{key.split(':', 1)[1]}`",
+                breakable_code(definition.path),
+                breakable_code(key.split(":", 1)[1]),
                 f"{definition.first_line}{_EN_DASH}{definition.last_line}",
                 _names_cell(index.called_by[key], index),
                 _names_cell(index.calls[key], index),

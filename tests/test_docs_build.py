@@ -206,6 +206,20 @@ def test_raising_snippet_fails_naming_page_file_and_line(tmp_path: Path) -> None
     assert "the total is not 99" in log
 
 
+def test_a_block_that_prints_an_unchecked_number_fails_the_build(tmp_path: Path) -> None:
+    # The hook wraps markdown-exec's print with bookkit.claims.guard_printed (printed means
+    # asserted); the serve cache and the per-build re-installation must not lose that wrapper.
+    result = _build_pages(
+        tmp_path,
+        {"unchecked.md": '# Unchecked\n\n```python exec="on"\n--8<-- "snippets/demo/unchecked.py"\n```\n'},
+        {"snippets/demo/unchecked.py": 'print(f"The answer is {6 * 7}.")\n'},
+    )
+    log = _log(result)
+    assert result.returncode != 0, log
+    assert "UncheckedClaim" in log
+    assert "page 'unchecked.md'" in log
+
+
 def test_missing_include_fails(tmp_path: Path) -> None:
     result = _build_pages(
         tmp_path,

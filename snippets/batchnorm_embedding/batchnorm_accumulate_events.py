@@ -48,7 +48,7 @@ print(text(
     b=checked(ids["bndiff"], against=NAMES.index("bndiff")),
 ))
 print()
-print(mermaid_graph(graph, names=names, direction="TB"))
+print(mermaid_graph(graph, names=names, direction="TB", compact=True))
 print()
 # Closed forms of the second arrivals: through the mean, -sum(dbndiff)/n copied to every row;
 # through the square, 2 * bndiff * dbndiff2.

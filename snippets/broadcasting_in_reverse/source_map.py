@@ -13,7 +13,7 @@ from ad_core.numpy.jvps import broadcast
 from ad_core.numpy.vjps import unbroadcast, unbroadcast_f
 from ad_core.numpy.wrapper import metadata
 from bookkit import checked, engine_index, load_snippet_module, md_table, text
-from bookkit.source import located
+from bookkit.source import breakable_code, located
 
 helpers = load_snippet_module(Path(__file__).with_name("_helpers.py"))
 index = engine_index()
@@ -28,7 +28,8 @@ def callers_cell(obj, shown):
     callers = sorted(short(key) for key in index.called_by[index.key_of(obj)])
     assert set(shown) <= set(callers), (obj, shown, callers)
     others = [name for name in callers if name not in shown]
-    named = ", ".join(f"`{name}`" for name in shown)
+    # Dotted names may break after a `.` or `_`, so the six columns fit the page's width.
+    named = ", ".join(breakable_code(name) for name in shown)
     if not others:
         return named
     return text("{named} and {n} others", named=named,
@@ -47,7 +48,7 @@ def calls_cell(obj):
     primitives = [name for name in dict.fromkeys(primitives)
                   if not any(other.endswith("." + name.removeprefix("anp.")) for other in resolved)]
     names = resolved + primitives
-    return ", ".join(f"`{name}`" for name in names) or "—"
+    return ", ".join(breakable_code(name) for name in names) or "—"
 
 
 # The rule makers are lambdas registered with defvjp at the top level of vjps.py, so the index
@@ -81,7 +82,7 @@ functions = [
     (broadcast, callers_cell(broadcast, [TO_OUTPUT]), "tangent, metadata → tangent of the output's shape",
      "forward mode's twin: copies where reverse mode sums"),
 ]
-rows = [[f"`{obj.__name__}`", located(obj), called_by, calls_cell(obj), in_out, role]
+rows = [[breakable_code(obj.__name__), located(obj), called_by, calls_cell(obj), in_out, role]
         for obj, called_by, in_out, role in functions]
 print(md_table(["symbol", "where", "called by", "calls", "input → output", "role"], rows))
 print()

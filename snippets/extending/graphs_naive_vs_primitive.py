@@ -9,7 +9,7 @@ import numpy as np
 
 import ad_core.numpy as anp
 from ad_core.recorder import trace_graph
-from bookkit import checked, load_snippet_module, mermaid_graph, text
+from bookkit import checked, load_snippet_module, mermaid_graphs, text
 
 with contextlib.redirect_stdout(io.StringIO()):  # the primitive's own tables belong to its block
     logsumexp = load_snippet_module(Path(__file__).with_name("logsumexp_primitive.py")).logsumexp
@@ -25,10 +25,9 @@ primitive_graph = trace_graph(logsumexp, z)
 naive_primitives = [node.primitive for node in naive_graph.nodes if not node.is_root]
 assert naive_primitives == ["exp", "sum", "log"]
 assert [node.primitive for node in primitive_graph.nodes if not node.is_root] == ["logsumexp"]
-print("The naive formula, as the engine traces it:\n")
-print(mermaid_graph(naive_graph, title="naive formula, three primitives"))
-print("\nThe primitive, as the engine traces it:\n")
-print(mermaid_graph(primitive_graph, title="one primitive"))
+# One diagram, so that both graphs are drawn at the same scale.
+print("The naive formula (left) and the primitive (right), as the engine traces them:\n")
+print(mermaid_graphs([("naive formula, three primitives", naive_graph), ("one primitive", primitive_graph)]))
 print(text(
     "\nThe naive graph has {count} nodes, one per `anp` call in the formula, whose rules run "
     "one after the other in the backward pass, each on values that may already have overflowed. The "

@@ -205,12 +205,12 @@ TERMS = [
          ("part1/higher-order.md",)),
     Term("finite difference", "有限差分",
          "An approximate derivative from function values at nearby points, such as "
-         "$(f(x + h) - f(x - h)) / 2h$.", ("part1/checking-gradients.md",)),
+         "$\\frac{f(x + h) - f(x - h)}{2h}$.", ("part1/checking-gradients.md",)),
     Term("central difference", "中心差分",
-         "The finite difference $(f(x + h) - f(x - h)) / 2h$, whose truncation error shrinks like "
+         "The finite difference $\\frac{f(x + h) - f(x - h)}{2h}$, whose truncation error shrinks like "
          "$h^2$.", ("part1/checking-gradients.md",)),
     Term("forward difference", "前向差分",
-         "The finite difference $(f(x + h) - f(x)) / h$, whose truncation error shrinks like $h$.",
+         "The finite difference $\\frac{f(x + h) - f(x)}{h}$, whose truncation error shrinks like $h$.",
          ("part1/checking-gradients.md",)),
     Term("truncation error", "截断误差",
          "The error a finite difference makes because it drops the higher terms of the Taylor "

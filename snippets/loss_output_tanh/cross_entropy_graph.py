@@ -15,7 +15,7 @@ for node in graph.nodes:
         children[parent] = children.get(parent, 0) + 1
 fan_out = sorted(names[i] for i, count in children.items() if count > 1)
 assert fan_out == ["counts", "logits"]
-print(mermaid_graph(graph, names=names, direction="TB"))
+print(mermaid_graph(graph, names=names, direction="TB", compact=True))
 print()
 print(text(
     "The engine traced {n} nodes for a batch of {b}. Two of them have two children: {names}. "

@@ -30,8 +30,8 @@ assert_shape_then_close(db, G.sum(axis=0))
 print(
     collapsible(
         text(
-            "Exercise {number}. PyTorch {version}'s `torch.nn.Linear` stores W with shape (out, in) "
-            "and computes y = x Wᵀ + b. Write dx, dW and db. "
+            "Exercise {number}. PyTorch {version}'s `torch.nn.Linear` stores $W$ with shape (out, in) "
+            "and computes $y = x W^\\top + b$. Write `dx`, `dW` and `db`. "
             "<!-- tested: tests/snippets/test_matmul.py::test_pytorch_linear_layout_and_gradients -->",
             number=given(1),
             # The version the chapter's tests run (tests/snippets/test_matmul.py checks it).
@@ -64,8 +64,8 @@ assert_shape_then_close(
 print(
     collapsible(
         text(
-            "Exercise {number}. What is the gradient of tr(AB) with respect to A, for A of shape {A} "
-            "and B of shape {B}?",
+            "Exercise {number}. What is the gradient of $\\operatorname{{tr}}(AB)$ with respect to $A$, "
+            "for $A$ of shape {A} and $B$ of shape {B}?",
             number=given(2),
             A=given(A.shape),
             B=given(B.shape),
@@ -97,7 +97,7 @@ assert not np.allclose(through_left, M.T @ vector)
 print(
     collapsible(
         text(
-            "Exercise {number}. What is the gradient of xᵀ M x for a square, non-symmetric M?",
+            "Exercise {number}. What is the gradient of $x^\\top M x$ for a square, non-symmetric $M$?",
             number=given(3),
         ),
         "$x$ is used twice, once on each side, so two contributions add (fan-out): the left "
@@ -120,8 +120,8 @@ assert_shape_then_close(shared_gradient, flattened)
 print(
     collapsible(
         text(
-            "Exercise {number}. A of shape {A} is multiplied by a shared W of shape {W}. Write W's "
-            "gradient as a single matmul of two matrices.",
+            "Exercise {number}. $A$ of shape {A} is multiplied by a shared $W$ of shape {W}. Write "
+            "$W$'s gradient as a single matmul of two matrices.",
             number=given(4),
             A=given(stack.shape),
             W=given(shared.shape),

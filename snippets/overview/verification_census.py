@@ -1,13 +1,11 @@
 """How much checking this book does: snippet files per chapter, the assertions in them, and the
 pages that include them, counted from the files at build time."""
 
-import ast
 import re
-import tokenize
 from os import listdir as os_listdir
 from pathlib import Path
 
-from bookkit import checked, md_table, text
+from bookkit import checked, load_snippet_module, md_table, text
 
 here = Path(__file__).resolve().parent  # this chapter's snippet folder
 repo = here.parents[1]
@@ -21,35 +19,10 @@ for page in sorted(docs.rglob("*.md")):
         included_by.setdefault(match.group(1), set()).add(page.relative_to(docs).as_posix())
 
 
-HELPERS = ("assert_shape_then_close", "render", "check", "checked")
-
-
-def count_asserts(path: Path) -> int:
-    """`assert` statements plus calls of the book's checking helpers."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    count = 0
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assert):
-            count += 1
-        elif isinstance(node, ast.Call):
-            name = getattr(node.func, "id", getattr(node.func, "attr", ""))
-            if name in HELPERS:
-                count += 1
-    return count
-
-
-def count_asserts_by_tokens(path: Path) -> int:
-    """The same count read from the token stream instead of the syntax tree (strings and
-    comments are single tokens, so a helper named inside them does not count)."""
-    with path.open("rb") as source:
-        tokens = [t for t in tokenize.tokenize(source.readline) if t.type in (tokenize.NAME, tokenize.OP)]
-    count = 0
-    for before, token, after in zip([None, *tokens[:-1]], tokens, [*tokens[1:], None], strict=True):
-        if token.string == "assert":
-            count += 1
-        elif token.string in HELPERS and after is not None and after.string == "(":
-            count += before is None or before.string != "def"
-    return count
+# The two counts of a file's checks (syntax tree, tokens) are in a helper module, which keeps
+# them per file content.
+census = load_snippet_module(Path(__file__).with_name("_census.py"))
+count_asserts, count_asserts_by_tokens = census.count_asserts, census.count_asserts_by_tokens
 
 
 page_texts = [page.read_text(encoding="utf-8") for page in sorted(docs.rglob("*.md"))]

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import ad_core
 from bookkit import checked, md_table, text
+from bookkit.source import breakable_code
 
 # --8<-- [start:walk]
 package_dir = Path(ad_core.__file__).parent
@@ -109,7 +110,8 @@ for name in modules:
         )
     rows.append(
         [
-            f"`{path.relative_to(package_dir).as_posix()}`",
+            # may break after a `/` (scipy/stats/multivariate_normal.py is the widest word)
+            breakable_code(path.relative_to(package_dir).as_posix()),
             first_sentence(docstring),
             # Another count of the lines: the newline characters, plus an unterminated last line.
             checked(lines, against=source.count("\n") + (not source.endswith("\n")), shown_as=str),
@@ -121,7 +123,7 @@ for name in modules:
 assert already_loaded or "scipy" not in sys.modules, "the package map must not need SciPy"
 print(
     md_table(
-        ["file in `ad_core/`", "what its docstring says first", "lines", "public definitions"],
+        ["file", "its docstring, first sentence", "lines", "public names"],
         rows,
         align=["left", "left", "right", "left"],
     )

@@ -9,7 +9,7 @@ import numpy as np
 import ad_core.numpy as anp
 from ad_core import grad
 from ad_core.recorder import record, trace_graph
-from bookkit import events_table, mermaid_graph
+from bookkit import events_table, mermaid_graph, mermaid_graphs
 
 
 def _loss(b):
@@ -33,6 +33,36 @@ def test_mermaid_graph_has_one_node_per_graph_node_and_one_edge_per_parent() -> 
     assert {(int(a), int(b), int(c)) for a, b, c in edges} == expected
     assert '(["0 · b<br/>(3,)"])' in text
     assert f"n{graph.output}[[" in text
+
+
+def test_compact_mermaid_graph_labels_only_the_edges_into_a_node_with_several_parents() -> None:
+    graph = trace_graph(_loss, np.ones(3))
+    text = mermaid_graph(graph, direction="TB", compact=True)
+    assert "<br/>" not in text and "\nflowchart TB\n" in text and "rankSpacing: 28" in text
+    several = {node.id for node in graph.nodes if len(node.parents) > 1}
+    assert several, "the example needs a node with two parents"
+    labelled = {int(c) for c in re.findall(r'-->\|"arg \d+"\| n(\d+)$', text, flags=re.MULTILINE)}
+    bare = {int(c) for c in re.findall(r"^    n\d+ --> n(\d+)$", text, flags=re.MULTILINE)}
+    assert labelled == several
+    assert bare == {node.id for node in graph.nodes if len(node.parents) == 1}
+
+
+def test_mermaid_graphs_draws_each_graph_in_its_own_box_with_ids_kept_apart() -> None:
+    one = trace_graph(_loss, np.ones(3))
+    two = trace_graph(lambda x: anp.sum(anp.exp(x)), np.ones(2))
+    text = mermaid_graphs([("first", one), ("second", two)])
+    assert text.startswith("```mermaid\nflowchart TB\n") and text.endswith("```\n")
+    boxes = re.findall(r'^    subgraph (g\d+) \["([^"]+)"\]\n        direction TB$', text, flags=re.MULTILINE)
+    assert boxes == [("g0", "first"), ("g1", "second")]
+    for prefix, graph in (("g0", one), ("g1", two)):
+        nodes = re.findall(rf"^        {prefix}n(\d+)[\[(]", text, flags=re.MULTILINE)
+        assert sorted(int(n) for n in nodes) == sorted(node.id for node in graph.nodes)
+        edge = rf'^        {prefix}n(\d+) -->\|"arg (\d+)"\| {prefix}n(\d+)$'
+        edges = re.findall(edge, text, flags=re.MULTILINE)
+        parent_edges = sum(len(node.parents) for node in graph.nodes)
+        assert len(edges) == parent_edges
+    # No edge joins the two boxes: each keeps its own direction.
+    assert not re.search(r"g0n\d+ --.*g1n|g1n\d+ --.*g0n", text)
 
 
 def test_events_table_has_a_row_per_event_with_recorded_values() -> None:

@@ -9,7 +9,7 @@ import pytest
 
 import ad_core
 from ad_core import core
-from bookkit import engine_index, show_source, source_location, source_map
+from bookkit import engine_index, show_excerpt, show_source, source_location, source_map
 from bookkit.source import REPO_ROOT
 
 
@@ -33,8 +33,22 @@ def test_show_source_caption_and_line_numbers() -> None:
     listing = show_source(core.backward_pass)
     assert listing.splitlines()[0] == f"`{path}` · `backward_pass` · lines {first}\N{EN DASH}{last}"
     assert f'linenums="{first}"' in listing
-    code = listing.split("```python", 1)[1].split("\n", 1)[1].rsplit("```", 1)[0]
+    opening = next(line for line in listing.splitlines() if line.startswith("```"))
+    assert opening.startswith(("```python", "```{.python"))
+    code = listing.split(opening, 1)[1].split("\n", 1)[1].rsplit("```", 1)[0]
     assert len(code.strip("\n").splitlines()) == last - first + 1
+
+
+def test_show_excerpt_of_a_wide_line_scales_to_the_column() -> None:
+    """An excerpt of engine lines wider than 80 characters gets book.css's fitting class, as a
+    full listing does (they scrolled sideways on four pages); a narrow excerpt keeps its size."""
+    source = inspect.getsource(core.backward_pass).splitlines()
+    wide = next(line.strip() for line in source if len(line.strip()) > 80)
+    narrow = next(line.strip() for line in source if 10 < len(line.strip()) < 60)
+    wide_opening = show_excerpt(core.backward_pass, re.escape(wide), full_listing="x").splitlines()[2]
+    narrow_opening = show_excerpt(core.backward_pass, re.escape(narrow), full_listing="x").splitlines()[2]
+    assert re.match(r"```\{\.python \.bk-cols-\d+ linenums=", wide_opening), wide_opening
+    assert narrow_opening.startswith("```python linenums="), narrow_opening
 
 
 def test_show_source_rejects_highlights_outside_the_listing() -> None:
@@ -65,7 +79,10 @@ def ast_source(definition) -> str:
 def test_source_map_columns_come_from_the_code() -> None:
     table = source_map([(core.backward_pass, "g, end node → cotangent of the root", "reverse pass")])
     header, _, row = table.strip().splitlines()
-    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    # Paths and names are inline code that may break after `.` or `/` (<wbr> adds no text).
+    # Underscores are escaped (`\_`), or Markdown would read `__init__` as bold.
+    cells = [cell.strip().replace("<wbr>", "").replace("\\_", "_") for cell in row.strip("|").split("|")]
+    cells = [re.sub(r"</?code>", "`", cell) for cell in cells]
     path, first, last = source_location(core.backward_pass)
     assert cells[0] == f"`{path}`"
     assert cells[1] == "`backward_pass`"
@@ -76,7 +93,7 @@ def test_source_map_columns_come_from_the_code() -> None:
 
 
 def test_source_map_accepts_index_keys_and_rejects_unknown_objects() -> None:
-    assert "`toposort`" in source_map([("ad_core.tracer:toposort", "node → list", "order")])
+    assert "<code>toposort</code>" in source_map([("ad_core.tracer:toposort", "node → list", "order")])
     with pytest.raises(KeyError):
         source_map([("ad_core.tracer:no_such_function", "x", "y")])
     with pytest.raises(TypeError):
