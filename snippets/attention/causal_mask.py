@@ -5,6 +5,7 @@ from pathlib import Path
 
 import numpy as np
 
+import ad_core.numpy as anp
 from ad_core import make_vjp
 from bookkit import checked, fmt_array, given, load_snippet_module, text
 
@@ -67,15 +68,64 @@ print(
 )
 
 # A query with no visible key at all: its row of scores is all -inf.
-nothing_visible = np.zeros((T, T))
-nothing_visible[0, :] = -np.inf
+nothing_visible = attn.causal_mask(T)
+nothing_visible[0, :] = -np.inf  # the first query now sees no key
 with np.errstate(invalid="ignore"):
     blind_row = attn.forward_values(v["Q"], v["K"], v["V"], nothing_visible)["P"][..., 0, :]
+
+
+# --8<-- [start:safe]
+def attention_zeroed_after(Q, K, V, M):
+    """Zeroes a blind row's weights after the softmax: the value is right, the gradient is not."""
+    blind = np.all(np.isneginf(M), axis=-1, keepdims=True)  # (T, 1): rows with no visible key
+    S = anp.matmul(Q, anp.swapaxes(K, -1, -2)) / np.sqrt(Q.shape[-1]) + M
+    return anp.matmul(anp.where(blind, 0.0, attn.softmax_last_axis(S)), V)
+
+
+def attention_blind_rows_safe(Q, K, V, M):
+    """The double where: finite scores go into the softmax, zeros come out of it."""
+    blind = np.all(np.isneginf(M), axis=-1, keepdims=True)
+    S = anp.matmul(Q, anp.swapaxes(K, -1, -2)) / np.sqrt(Q.shape[-1]) + M
+    S = anp.where(blind, 0.0, S)  # no -inf - (-inf) anywhere, so no NaN to multiply by zero
+    return anp.matmul(anp.where(blind, 0.0, attn.softmax_last_axis(S)), V)
+
+
+# --8<-- [end:safe]
+
+
+def engine_dK(layer):
+    return make_vjp(lambda k: layer(v["Q"], k, v["V"], nothing_visible))(v["K"])[0](v["dO"])
+
+
+with np.errstate(invalid="ignore"):
+    zeroed_value = attention_zeroed_after(v["Q"], v["K"], v["V"], nothing_visible)
+    zeroed_dK = engine_dK(attention_zeroed_after)
+safe_value = attention_blind_rows_safe(v["Q"], v["K"], v["V"], nothing_visible)
+safe_dK = engine_dK(attention_blind_rows_safe)
+# Independently: an output row that is the constant zero passes nothing back, so the safe layer's
+# gradient is plain attention's with that row's upstream gradient set to zero (any finite scores).
+reference_mask, reference_dO = nothing_visible.copy(), v["dO"].copy()
+reference_mask[0, :], reference_dO[..., 0, :] = 0.0, 0.0
+reference = attn.attention_backward(v["Q"], v["K"], v["V"], reference_mask, reference_dO)
 print()
 print(
     text(
         "Mask every key of the first query instead, and all {nan} of its weights, over every "
-        "batch and head, are not a number.",
+        "batch and head, are not a number. Zeroing that row after the softmax "
+        "(`attention_zeroed_after` below) repairs the value ({value_nan} entries are not a "
+        "number) but not the gradient: {dk_nan} of the {dk_size} entries of $\\bar K$ are, "
+        "because the zero the `where` sends to the discarded branch meets that branch's "
+        "not-a-number derivatives, and every key feeds the blind row. Replacing the row's scores "
+        "before the softmax as well (the double `where`) leaves {safe_nan} entries of the output "
+        "or of $\\bar K$ not a number, and $\\bar K$ equals the hand-written backward pass "
+        "with the blind row's upstream gradient set to zero.",
         nan=checked(int(np.count_nonzero(np.isnan(blind_row))), against=B * H * T),
+        value_nan=checked(int(np.count_nonzero(np.isnan(zeroed_value))), against=0),
+        dk_nan=checked(int(np.count_nonzero(np.isnan(zeroed_dK))), against=v["K"].size),
+        dk_size=checked(zeroed_dK.size, against=B * H * T * attn.WIDTH),
+        safe_nan=checked(
+            int(np.count_nonzero(np.isnan(safe_value)) + np.count_nonzero(np.isnan(safe_dK))), against=0
+        ),
     )
 )
+checked(safe_dK, against=reference["dK"], rtol=1e-12, atol=1e-14)

@@ -52,3 +52,11 @@ print(
         checks=checked(vjp.checks, against=(len(vjp.lines) - 1) * trials),
     )
 )
+
+# The chapter's link to the fused cross-entropy gradient: with g = dL/dp = -e_y / p_y for
+# L = -log p_y, the fused formula is p - e_y (with g = dL/dlog p it would not be).
+row = make_inputs(np.random.default_rng(3))
+p_row, label = p_of(row), 2
+one_hot = np.eye(width)[label]
+checked(p_row * (-one_hot / p_row[label] - np.dot(-one_hot / p_row[label], p_row)), against=p_row - one_hot)
+assert not np.allclose(p_row * (-one_hot - np.dot(-one_hot, p_row)), p_row - one_hot)

@@ -40,7 +40,8 @@ print(
             s=given(stride),
         ),
         text(
-            "$\\bar x_j = \\sum_i \\bar y_i\\, w_{{j - {s}i}}$: the stride-one formula applied to "
+            "$\\bar x_j = \\sum_i \\bar y_i\\, w_{{j - {s}i}}\\, [\\,0 \\le j - {s}i < K\\,]$: "
+            "the stride-one formula applied to "
             "$\\bar y$ with {gaps} zero between neighbours (dilated). So insert the zeros, then "
             "correlate the padded result with the flipped kernel, as at stride one. That gives "
             "{reached} of the {N} positions; the rest are read by no window and get zero. The engine's "
@@ -61,25 +62,29 @@ pool = 3
 x2 = rng.normal(size=4 * pool + 1)  # one position left over
 dy2 = rng.normal(size=len(conv.window_index(len(x2), pool, pool)))
 engine_pool = make_vjp(lambda a: conv.avg_pool(a, pool, pool))(x2)[0](dy2)
-broadcast = np.concatenate([np.repeat(dy2 / pool, pool), np.zeros(len(x2) - pool * len(dy2))])
+leftover_count = len(x2) - pool * len(dy2)  # positions after the last whole window
+broadcast = np.pad(np.repeat(dy2 / pool, pool), (0, leftover_count))
 assert_shape_then_close(engine_pool, broadcast, rtol=1e-12, atol=1e-15)
 
 print(
     collapsible(
         text(
             "Exercise {number}. Average pooling with windows of {k} at stride {k} over {N} inputs. "
-            "What is $\\bar x$ in one line of NumPy?",
+            "What is $\\bar x$, in NumPy?",
             number=given(2),
             k=given(pool),
             N=given(len(x2)),
         ),
         text(
             "Each window's mean copies $\\bar y_i / {k}$ to each of its entries, and the windows do not "
-            "overlap, so nothing adds: `np.repeat(dy / {k}, {k})`, a broadcast. The input has one "
-            "position no window reads; its gradient is {leftover}, so pad with zeros to {shape}. The "
-            "engine gives the same.",
+            "overlap, so nothing adds: a broadcast, `np.repeat(dy / {k}, {k})`. The input has one "
+            "position no window reads; its gradient is {leftover}, so pad with zeros to {shape}: "
+            "`np.pad(np.repeat(dy / {k}, {k}), (0, {pad}))`. The engine gives the same.",
             k=given(pool),
             leftover=checked(float(engine_pool[-1]), against=0.0),
+            pad=checked(
+                leftover_count, against=len(x2) - 1 - int(conv.window_index(len(x2), pool, pool).max())
+            ),
             shape=checked(engine_pool.shape, against=x2.shape),
         ),
     )
@@ -135,8 +140,9 @@ print(
             kernel=given(kernel.shape),
         ),
         text(
-            "The same argument in each axis: pad $\\bar Y$ {dY} with $K-1$ zeros on every side of "
-            "each axis, then correlate with the kernel flipped in both axes, "
+            "The same argument in each axis: pad $\\bar Y$ {dY} with $k_h-1$ zero rows above and "
+            "below and $k_w-1$ zero columns left and right, then correlate with the kernel flipped "
+            "in both axes, "
             "`kernel[::-1, ::-1]`; the result has the image's shape {shape}. Flipping only the rows "
             "is wrong (the engine's gradient differs from it); central differences agree with the "
             "two-axis flip, and so does PyTorch {version}'s `torch.nn.functional.conv2d` (a test runs "

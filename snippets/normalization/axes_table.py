@@ -48,7 +48,7 @@ for name, (layer, axis) in LAYERS.items():
     ])
 
 print(md_table(
-    ["layer", "statistics over", "statistic shape", "dgain, dbias sum over", "dgain shape"], rows
+    ["layer", "statistics over", "statistic shape", "dgain, dbias (if any) sum over", "dgain shape"], rows
 ))
 print()
 print(text(

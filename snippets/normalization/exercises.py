@@ -36,8 +36,8 @@ print(collapsible(
              "x_{{ij}}$ vanish for LayerNorm and for RMSNorm, and why. Then check it."),
     text(
         "LayerNorm's output does not change when you add a constant to a row (the mean removes "
-        "it), so the derivative along $(1, \\dots, 1)$ is zero: $\\sum_j dx_{{ij}} = 0$. Both "
-        "layers give (almost) the same output when you scale a row by $c > 0$, so the derivative "
+        "it), so the derivative along $(1, \\dots, 1)$ is zero: $\\sum_j dx_{{ij}} = 0$. Each "
+        "layer's output is (almost) unchanged when you scale a row by $c > 0$, so the derivative "
         "along the row itself is (almost) zero: $\\sum_j dx_{{ij}}\\, x_{{ij}} \\approx 0$, "
         "exactly zero only at $\\epsilon = 0$. RMSNorm removes no mean, so its row sums are "
         "not zero. On random {shape} inputs, from `ad_core`'s gradients: LayerNorm's largest "
@@ -77,7 +77,8 @@ print(collapsible(
              "gradient with respect to `x`?", H=given(2)),
     text(
         "A row $(a, b)$ has mean $(a + b)/2$ and variance $((a - b)/2)^2$, so "
-        "$\\hat x = \\pm(1, -1)$ times $\\sqrt{{\\sigma^2 / (\\sigma^2 + \\epsilon)}}$: the output "
+        "$\\hat x = \\pm(1, -1)$ times $\\sqrt{{\\mathrm{{var}} / (\\mathrm{{var}} + \\epsilon)}}$: "
+        "the output "
         "is $\\gamma \\odot (\\pm 1, \\mp 1) + \\beta$ whatever the row, up to $\\epsilon$. So the "
         "gradient is nearly zero: on the rows {rows} (variances {var}), the largest "
         "$\\lvert dx \\rvert$ from "
@@ -112,10 +113,16 @@ print(collapsible(
         "The batch mean is the example itself, so $x - \\mu = 0$ and the variance is zero: the "
         "output is the bias $\\beta$ for every input (largest difference from $\\beta$: {out}) "
         "and the input gradient is zero (largest entry: {grad}). Every example gets the same "
-        "prediction and no training signal reaches the layers below. Inference mode uses the "
-        "running statistics instead, and its gradient $\\gamma / \\sqrt{{\\text{{running\\_var}} + "
-        "\\epsilon}} \\odot g$ is never zero.",
+        "prediction and no training signal reaches the layers below. PyTorch {version}'s "
+        "`BatchNorm1d` refuses such a batch in training mode with a `ValueError`; a hand-written "
+        "layer like this one fails silently. "
+        "<!-- tested: tests/snippets/test_normalization.py::test_pytorch_batchnorm1d_refuses_a_batch_of_one_in_training -->"  # noqa: E501 (the marker is one token)
+        " Inference mode uses the running statistics instead, and its gradient "
+        "$\\gamma / \\sqrt{{\\text{{running\\_var}} + \\epsilon}} \\odot g$ is nonzero "
+        "wherever $\\gamma_j \\ne 0$ and $g \\ne 0$.",
         out=checked(float(np.max(np.abs(y1 - one["bias"]))), against=0.0, shown_as=small),
         grad=checked(float(np.max(np.abs(dx1))), against=0.0, shown_as=small),
+        # The version the chapter's tests run (tests/snippets/test_normalization.py checks it).
+        version=given("2.13"),
     ),
 ))

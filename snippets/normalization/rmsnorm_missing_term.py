@@ -14,7 +14,6 @@ B, H = 4, 6
 
 # On rows with mean zero the two layers compute the same output, and their
 # gradients still differ, by exactly LayerNorm's mean term.
-# gradients still differ, by exactly LayerNorm's mean term.
 v = norms.random_inputs(np.random.default_rng(7), B, H)
 centred = v["x"] - v["x"].mean(axis=1, keepdims=True)
 same_output = np.max(np.abs(norms.layernorm(centred, v["gain"], 0.0) - norms.rmsnorm(centred, v["gain"])))

@@ -90,3 +90,26 @@ print(text(
     bessel=checked(float(np.sqrt((B - 1) / B)), against=float(np.sqrt(1 - 1 / B)), rtol=1e-15,
                    shown_as=lambda s: f"{s:.4f}"),
 ))
+
+
+# The size of that shrink for other batch sizes: 1 - sqrt((B-1)/B) is close to 1/(2B).
+def shrink(batch: int) -> float:
+    return 1.0 - float(np.sqrt((batch - 1) / batch))
+
+
+def percent(value: float) -> str:
+    return f"{100 * value:.1f}%"
+
+
+larger = (32, 256)
+print()
+print(text(
+    "That shrink, $1 - \\sqrt{{(B-1)/B}} \\approx 1/(2B)$, is {here} at $B = {B}$, {mid} at "
+    "$B = {b_mid}$ and {big} at $B = {b_big}$.",
+    here=checked(shrink(B), against=1 / (2 * B), rtol=0.05, shown_as=percent),
+    B=given(B),
+    mid=checked(shrink(larger[0]), against=1 / (2 * larger[0]), rtol=0.05, shown_as=percent),
+    b_mid=given(larger[0]),
+    big=checked(shrink(larger[1]), against=1 / (2 * larger[1]), rtol=0.05, shown_as=percent),
+    b_big=given(larger[1]),
+))

@@ -50,3 +50,31 @@ def test_page_shows_the_shape_table_and_masked_count(text: str) -> None:
     assert "(B, H, T, T)" in text and f"({B}, {H}, {T}, {T})" in text
     masked = B * H * T * (T - 1) // 2
     assert f"Of the {masked} masked entries" in text and f", {masked} are exactly zero" in text
+
+
+def test_sdpa_fully_masked_row_is_zero_with_finite_gradients() -> None:
+    """PyTorch 2.13's SDPA on a row whose every key is masked: output zero, no NaN in any
+    gradient, and the same gradients as the chapter's double-`where` layer."""
+    torch = pytest.importorskip("torch")
+    assert torch.__version__.startswith("2.13")
+    from ad_core import make_vjp
+
+    causal = load_snippet_module("snippets/attention/causal_mask.py")
+    inputs = attn.make_inputs(np.random.default_rng(13))
+    inputs["M"] = causal.nothing_visible
+    reference = torch_gradients(torch, inputs, attn_mask=torch.tensor(inputs["M"]))
+    assert np.all(reference["O"][..., 0, :] == 0.0)
+    safe = causal.attention_blind_rows_safe
+    for index, name in enumerate(("dQ", "dK", "dV")):
+        assert not np.any(np.isnan(reference[name]))
+        args = [inputs["Q"], inputs["K"], inputs["V"]]
+
+        def layer(x, index=index, args=args):
+            return safe(*[x if i == index else a for i, a in enumerate(args)], inputs["M"])
+
+        ours = make_vjp(layer)(args[index])[0](inputs["dO"])
+        np.testing.assert_allclose(ours, reference[name], rtol=1e-10, atol=1e-12)
+    # The zeroed-after layer gives NaN in dK where PyTorch does not: the test tells them apart.
+    with np.errstate(invalid="ignore"):
+        zeroed = make_vjp(lambda k: causal.attention_zeroed_after(inputs["Q"], k, inputs["V"], inputs["M"]))
+        assert np.all(np.isnan(zeroed(inputs["K"])[0](inputs["dO"])))

@@ -137,6 +137,23 @@ def test_pytorch_batchnorm1d_eval_gradient_has_no_batch_coupling(inputs) -> None
         assert (np.abs(jac).max(axis=(1, 3))[off_diagonal] > 1e-12).sum() == expected
 
 
+def test_pytorch_batchnorm1d_refuses_a_batch_of_one_in_training() -> None:
+    """Exercise 3's contrast: the hand-written layer returns the bias for a (1, H) batch, while
+    PyTorch's BatchNorm1d raises in training mode and accepts the same batch in eval()."""
+    layer = torch.nn.BatchNorm1d(H, eps=norms.EPS, dtype=torch.float64)
+    one = torch.from_numpy(np.random.default_rng(54).normal(size=(1, H)))
+    layer.train()
+    with pytest.raises(ValueError, match="Expected more than 1 value per channel when training"):
+        layer(one)
+    layer.eval()
+    assert layer(one).shape == (1, H)
+    two = torch.from_numpy(np.random.default_rng(55).normal(size=(2, H)))
+    layer.train()
+    assert layer(two).shape == (2, H)  # one more example and training mode accepts it
+    hand = norms.batchnorm_train(one.numpy(), np.ones(H), np.full(H, 0.25))
+    np.testing.assert_allclose(hand, np.full((1, H), 0.25), atol=1e-12)
+
+
 def test_page_shows_the_counts_and_the_derivations(text: str) -> None:
     assert "15 comparisons" in text  # the LayerNorm derivation: 5 lines after the first, 3 trials
     assert "9 comparisons" in text  # RMSNorm
