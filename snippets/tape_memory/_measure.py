@@ -103,7 +103,9 @@ def whole_activations(measured: float) -> int:
     return math.floor(measured + 0.1)
 
 
-def activations(measured: float, expected: int, rtol: float = 0.01) -> Any:
+# 2%: nodes and closures add about 0.7% to each activation, and the mutation tests, which wrap
+# every VJP closure in a recording one, add about 0.5% more; the count printed is exact either way.
+def activations(measured: float, expected: int, rtol: float = 0.02) -> Any:
     """`measured` (activations) within `rtol` (and a tenth of an activation) of the count
     `expected`, made another way, and shown as the whole number of activations it holds,
     which must be that count."""

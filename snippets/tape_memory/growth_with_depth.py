@@ -42,7 +42,7 @@ print(md_table(
 ))
 (small_depth, *_, small_live), *_, (large_depth, *_, large_live) = measured
 per_layer = (large_live - small_live) / (large_depth - small_depth)
-bound = 1  # percent
+bound = 2  # percent; about 0.7% measured, 1.2% with the mutation tests' recording wrappers
 assert 0 <= per_layer / measure.ARRAY_BYTES - 1 < bound / 100
 print(text(
     "\nEach layer adds one activation, {activation} bytes, to what the tape keeps: from "
