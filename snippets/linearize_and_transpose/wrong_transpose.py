@@ -38,7 +38,7 @@ engine = make_vjp(f)(x)[0](u)
 forward_side = float(np.vdot(u, jv))
 print(md_table(
     ["transpose rule", "shape of $J^\\top u$", "$\\langle J^\\top u, v\\rangle$", "$\\langle u, Jv\\rangle$",
-     "largest $\\lvert J^\\top u - $ engine$\\rvert$"],
+     "largest $\\lvert J^\\top u - \\text{engine}\\rvert$"],
     [
         ["`ct @ B.T` (right)", checked(right.shape, against=x.shape),
          checked(float(np.vdot(right, v)), against=forward_side, rtol=1e-12),

@@ -11,7 +11,7 @@ from bookkit import source_map
 print(source_map([
     (VJPNode, "value, rule makers, args → node",
      "keeps parents, shape and VJP closures; each closure keeps what its rule reads"),
-    (backward_pass, "g, end node → root's cotangent", "reads the closures; frees nothing"),
+    (backward_pass, "g, end node → root's cotangent", "reads the closures; frees none of the tape"),
     (checkpoint, "f → checkpointed f", "one node whose closure holds the block's inputs and reruns it"),
 ]))
 # --8<-- [end:map]

@@ -35,8 +35,8 @@ held = measure.arrays_held(vjp)
 assert all(array is not x for array in held.values())  # tanh never reads its input
 del vjp
 print(collapsible(
-    "A chain of `anp.tanh` layers, with no `multiply`: how many activations does its tape keep, "
-    "and why is it not the same count as the `sin` chain's?",
+    "A chain of `anp.tanh` layers, with no `multiply`: how much new memory does its tape keep, "
+    "and why is it one activation more than the `sin` chain's?",
     text(
         "`tanh`'s rule is `g * (1 - ans**2)`: it reads its output, not its input. So each node "
         "keeps the array it made, the last layer's output included, and none keeps $x$. For "

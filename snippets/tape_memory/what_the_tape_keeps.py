@@ -18,12 +18,14 @@ print()
 depth = 3
 x = np.random.default_rng(1).standard_normal(4)
 layer_inputs = []  # the raw value entering each layer, kept here only to name what the tape holds
+last_output = []  # the last layer's output, kept here only to show that the tape does not hold it
 
 
 def loss(x):
     for _ in range(depth):
         layer_inputs.append(getval(x))
         x = measure.layer(x)
+    last_output.append(getval(x))
     return measure.anp.sum(x)
 
 
@@ -44,11 +46,15 @@ for node in measure.graph_of(vjp):
 print(md_table(["node (output first)", "arrays its VJP closures hold", "which"], rows,
                align=["left", "right", "left"]))
 held_by_graph = measure.arrays_held(vjp)
+multiply_outputs_held = [key for key in held_by_graph if key != id(layer_inputs[0])]
+assert id(last_output[0]) not in held_by_graph
 print(text(
     "\nThe graph of {depth} layers holds {count} arrays: the input of every `sin`. No closure "
-    "holds an output of `sin` or of `multiply`, so those were freed as soon as the next "
-    "primitive had read them.",
+    "holds an output of `sin`, or the last layer's output, so those were freed as soon as the "
+    "next primitive had read them. The other {kept} outputs of `multiply` are kept only because "
+    "each is the next `sin`'s input.",
     depth=given(depth),
     count=checked(len(held_by_graph), against=depth),
+    kept=checked(len(multiply_outputs_held), against=depth - 1),
 ))
 assert set(held_by_graph) == {id(value) for value in layer_inputs}

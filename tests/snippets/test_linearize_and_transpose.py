@@ -150,3 +150,24 @@ def test_jax_linearize_and_linear_transpose_agree_with_the_transposed_program() 
     derived = page.transposer.derived_vjp(page.f, page.x)(1.0)
     assert np.shape(jax_gradient) == derived.shape == page.x.shape
     np.testing.assert_allclose(np.asarray(jax_gradient), derived, rtol=1e-12)
+
+
+def test_the_identity_cannot_catch_a_broken_jvp_rule_but_the_engine_comparison_does() -> None:
+    """Both sides of <J^T u, v> = <u, J v> come from the engine's JVP rules, so a JVP rule
+    broken by a factor of two leaves the identity holding; the comparison with the hand-written
+    VJP rule is what fails."""
+    rng = np.random.default_rng(3)
+    x, v, u = rng.normal(size=(3, 4))
+    saved_rules = dict(anp.negative.jvps)  # the engine caches a bound rule here once used
+    anp.negative.jvps[0] = lambda g, ans, x: 2.0 * anp.negative(g)  # the right rule is negative(g)
+    try:
+        derived = transposer.derived_vjp(anp.negative, x)(u)
+        _, jv = make_jvp(anp.negative)(x)(v)
+    finally:
+        anp.negative.jvps.clear()
+        anp.negative.jvps.update(saved_rules)
+    engine = make_vjp(anp.negative)(x)[0](u)
+    assert derived.shape == engine.shape == x.shape
+    assert np.vdot(derived, v) == pytest.approx(np.vdot(u, jv), rel=1e-12)
+    np.testing.assert_allclose(derived, 2.0 * engine, rtol=1e-12)
+    assert not np.allclose(derived, engine)
