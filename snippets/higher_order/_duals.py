@@ -1,27 +1,15 @@
 """Dual numbers for "Why levels": one without a level (perturbation confusion) and one with a
-level per derivative in progress, the way the engine's trace levels work."""
+level per derivative in progress, the way the engine's trace levels work. The first is the
+`Dual` class of "Forward mode", loaded from its folder."""
+
+from bookkit import load_snippet_module
 
 
 # --8<-- [start:untagged]
-class Dual:
-    """value + tangent·ε, with one ε for every derivative in progress: no level."""
-
-    def __init__(self, value, tangent=0.0):
-        self.value, self.tangent = value, tangent
-
-    def __add__(self, other):
-        other = other if isinstance(other, Dual) else Dual(other)
-        return Dual(self.value + other.value, self.tangent + other.tangent)
-
-    def __mul__(self, other):
-        other = other if isinstance(other, Dual) else Dual(other)
-        return Dual(self.value * other.value,
-                    self.tangent * other.value + self.value * other.tangent)
-
-    __radd__, __rmul__ = __add__, __mul__
+Dual = load_snippet_module("snippets/forward_mode/_dual.py").Dual  # Forward mode's class
 
 
-def derivative(f):
+def derivative(f):  # one ε for every derivative in progress: no level
     return lambda x: f(Dual(x, 1.0)).tangent
 # --8<-- [end:untagged]
 
