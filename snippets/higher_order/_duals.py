@@ -4,7 +4,6 @@ level per derivative in progress, the way the engine's trace levels work. The fi
 
 from bookkit import load_snippet_module
 
-
 # --8<-- [start:untagged]
 Dual = load_snippet_module("snippets/forward_mode/_dual.py").Dual  # Forward mode's class
 

@@ -53,9 +53,11 @@ forward_lines.append("```")
 # returned for it, checked against the closed-form adjoint times the local partial derivative.
 parents_of = {event.node: event.detail["parents"] for event in forward}
 backward_lines = ["```mermaid", "flowchart RL", *(node_line(node) for node in names)]
+arriving: dict[int, list] = {}  # node -> what the arrows into it carried
 for event in recording.of_kind("vjp"):
     argnums = next(f.detail["argnums"] for f in forward if f.node == event.node)
     parent = parents_of[event.node][argnums.index(event.argnum)]
+    arriving.setdefault(parent, []).append(event.value)
     carried = checked(event.value, against=example.contribution(names[event.node], event.argnum),
                       rtol=1e-12, shown_as=as_tuple)
     backward_lines.append(
@@ -63,6 +65,12 @@ for event in recording.of_kind("vjp"):
              parent=mermaid_id(parent), value=carried)
     )
 backward_lines.append("```")
+# One backward arrow per forward arrow; the arrows into a node add up to its cotangent, the
+# closed-form adjoint, and at some nodes two arrows do meet.
+assert sum(len(values) for values in arriving.values()) == sum(len(p) for p in parents_of.values())
+for node, values in arriving.items():
+    np.testing.assert_allclose(sum(values), example.adjoint(names[node]), rtol=1e-12)
+assert max(len(values) for values in arriving.values()) > 1
 
 print(text(
     "The function is $f(x) = \\ln x_1 + x_1 x_2 - \\sin x_2$ at $x = {point}$. The engine traces "
@@ -74,7 +82,7 @@ print(Rendered("\n").join(forward_lines))
 print()
 print(text(
     "The backward pass walks it from the output to the input. Each arrow below is one VJP call, "
-    "labelled with the cotangent it carried (to four digits), so the picture is the chain rule evaluated: "
+    "labelled with what it carried back (to four digits), so the picture is the chain rule evaluated: "
     "the two arrows into `x` add up to the gradient {gradient}, which equals the closed form "
     "$(1/x_1 + x_2,\\ x_1 - \\cos x_2)$.",
     gradient=checked(gradient, against=example.closed_form_gradient(example.POINT), rtol=1e-14,

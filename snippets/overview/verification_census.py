@@ -3,6 +3,7 @@ pages that include them, counted from the files at build time."""
 
 import re
 from os import listdir as os_listdir
+from os import walk as os_walk
 from pathlib import Path
 
 from bookkit import checked, load_snippet_module, md_table, text
@@ -63,21 +64,46 @@ overview_files = [
 assert all(f in included_by for f in overview_files), "every snippet of this chapter is shown"
 print(
     md_table(
-        ["snippet folder", "files", "checks in them", "files included by a page", "pages"],
+        ["snippet folder", "scripts", "checks in them", "scripts included by a page", "pages"],
         rows,
         align=["left", "right", "right", "right", "left"],
     )
 )
 print()
 all_files = [f for f in (repo / "snippets").rglob("*.py") if not f.name.startswith("_")]
+# The helper modules the table leaves out: `_` files, which other snippet files use by name.
+helpers = sorted(f for f in (repo / "snippets").rglob("_*.py") if "__pycache__" not in f.parts)
+snippet_texts = {f: f.read_text(encoding="utf-8") for f in (repo / "snippets").rglob("*.py")}
+for helper in helpers:
+    assert any(helper.name in t for f, t in snippet_texts.items() if f != helper), helper
+helper_folders = sorted({f.parent.name for f in helpers})
+only_helpers = [name for name in helper_folders if name not in {row[0].strip("`") for row in rows}]
+assert only_helpers == sorted(  # the folders without a script, found another way
+    folder.name for folder in (repo / "snippets").iterdir()
+    if folder.is_dir() and any(folder.glob("_*.py"))
+    and not [p for p in folder.glob("*.py") if not p.name.startswith("_")]
+)
+walked = [name for folder, _, names in os_walk(repo / "snippets") if "__pycache__" not in folder
+          for name in names if name.startswith("_") and name.endswith(".py")]
 print(
     text(
-        "In all: {files} snippet files holding {checks} checks (`assert` statements and calls of "
-        "the checking helpers such as `checked`, counted in the source); {shown} of the files are "
+        "In all: {files} scripts holding {checks} checks (`assert` statements and calls of "
+        "the checking helpers such as `checked`, counted in the source); {shown} of them are "
         "included by a page. A check inside a loop runs once per pass, so the build runs more "
         "checks than this static count.",
         files=checked(totals[0], against=len(all_files)),
         checks=checked(totals[1], against=sum(count_asserts_by_tokens(f) for f in all_files)),
         shown=checked(totals[2], against=len({r for r in included_by if not Path(r).name.startswith("_")})),
+    )
+    + text(
+        " Scripts are the snippet files whose names do not start with `_`. Not counted: "
+        "{helpers} helper modules (the `_` files other snippet files use, such as `_census.py`, "
+        "which does this counting) in {folders} folders, with {helper_checks} checks; a folder of "
+        "helpers only ({names}) has no row.",
+        helpers=checked(len(helpers), against=len(walked)),
+        folders=checked(len(helper_folders), against=len({Path(f).parent for f in helpers})),
+        names=", ".join(f"`{name}`" for name in only_helpers),
+        helper_checks=checked(sum(count_asserts(f) for f in helpers),
+                              against=sum(count_asserts_by_tokens(f) for f in helpers)),
     )
 )

@@ -69,3 +69,44 @@ def test_callable_counts_add_up_counted_another_way() -> None:
     primitives = [name for name in callables if isinstance(getattr(getattr(anp, name), "vjps", None), dict)]
     flagged = [name for name in callables if getattr(getattr(anp, name), "is_primitive", None) is True]
     assert primitives == flagged
+
+
+def test_census_says_what_it_leaves_out(text: str) -> None:
+    """The census counts scripts; the helper modules it leaves out are counted on the page, and
+    here again from the file system (a folder of helpers only has no row)."""
+    import re
+    from pathlib import Path
+
+    snippets = Path(__file__).resolve().parents[2] / "snippets"
+    helpers = list(snippets.glob("*/_*.py"))
+    scripts = [p for p in snippets.glob("*/*.py") if not p.name.startswith("_")]
+    found = re.search(r"In all: (\d+) scripts .* Not counted: (\d+) helper modules .* in (\d+) folders", text)
+    assert found, "the census does not say what it leaves out"
+    assert [int(n) for n in found.groups()] == [len(scripts), len(helpers), len({p.parent for p in helpers})]
+    only_helpers = {p.parent.name for p in helpers} - {p.parent.name for p in scripts}
+    named = re.search(r"a folder of helpers only \(([^)]*)\) has no row", text)
+    assert named and set(named.group(1).split(", ")) == only_helpers
+    rows = {line.split("|")[1].strip() for line in text.splitlines() if line.startswith("| ")}
+    assert not rows & only_helpers and {p.parent.name for p in scripts} <= rows
+
+
+def test_gradient_cost_is_said_of_reverse_mode_and_one_output(text: str) -> None:
+    """'A small constant times one evaluation' is the cheap-gradient principle: reverse mode, one
+    output. Forward mode needs a pass per input. Checked on the engine: the backward pass of
+    `loss` calls one VJP rule per traced argument whatever the size of `w`, and forward mode
+    needs one pass per entry of `w` for the same gradient."""
+    from ad_core import make_jvp
+    from ad_core.recorder import record
+
+    sentence = next(s for s in text.split(". ") if "small constant" in s)
+    assert "reverse mode" in sentence and "one output" in sentence
+    assert "one pass per input" in text
+    vjp_calls = []
+    for n in (3, 300):
+        x, w = np.linspace(-1, 1, n), np.linspace(0.5, 1.5, n)
+        with record() as recording:
+            gradient = grad(lambda v, x=x: anp.sum(anp.tanh(v * x) ** 2))(w)
+        vjp_calls.append(len(recording.of_kind("vjp")))
+        by_forward = [make_jvp(lambda v, x=x: anp.sum(anp.tanh(v * x) ** 2))(w)(e)[1] for e in np.eye(n)]
+        np.testing.assert_allclose(by_forward, gradient, rtol=1e-12)
+    assert vjp_calls[0] == vjp_calls[1]
