@@ -58,3 +58,13 @@ def count_asserts_by_tokens(path: Path) -> int:
         return found
 
     return _remembered("tokens", path, count)
+
+
+def helper_modules(snippets: Path) -> tuple[list[Path], list[Path]]:
+    """The helper modules (`_*.py`) under `snippets`, and those that no other snippet file
+    names (which would be dead code, not helpers)."""
+    files = sorted(f for f in snippets.rglob("*.py") if "__pycache__" not in f.parts)
+    texts = {f: f.read_text(encoding="utf-8") for f in files}
+    helpers = [f for f in files if f.name.startswith("_")]
+    unused = [h for h in helpers if not any(h.name in t for f, t in texts.items() if f != h)]
+    return helpers, unused

@@ -71,18 +71,17 @@ print(
 )
 print()
 all_files = [f for f in (repo / "snippets").rglob("*.py") if not f.name.startswith("_")]
-# The helper modules the table leaves out: `_` files, which other snippet files use by name.
-helpers = sorted(f for f in (repo / "snippets").rglob("_*.py") if "__pycache__" not in f.parts)
-snippet_texts = {f: f.read_text(encoding="utf-8") for f in (repo / "snippets").rglob("*.py")}
-for helper in helpers:
-    assert any(helper.name in t for f, t in snippet_texts.items() if f != helper), helper
+# The helper modules the table leaves out: `_` files, each used by name in another snippet file.
+helpers, unused = census.helper_modules(repo / "snippets")
+assert not unused, unused
 helper_folders = sorted({f.parent.name for f in helpers})
 only_helpers = [name for name in helper_folders if name not in {row[0].strip("`") for row in rows}]
-assert only_helpers == sorted(  # the folders without a script, found another way
+without_scripts = sorted(  # the folders without a script, found another way
     folder.name for folder in (repo / "snippets").iterdir()
     if folder.is_dir() and any(folder.glob("_*.py"))
     and not [p for p in folder.glob("*.py") if not p.name.startswith("_")]
 )
+assert only_helpers == without_scripts
 walked = [name for folder, _, names in os_walk(repo / "snippets") if "__pycache__" not in folder
           for name in names if name.startswith("_") and name.endswith(".py")]
 print(
