@@ -97,8 +97,9 @@ print(
     text(
         "The error is the median over {k} random unit directions in the parameter space of all {n} "
         "parameters, relative to the exact directional derivative (from `ad_core`'s gradient). "
-        "The rule of thumb $h \\approx \\epsilon^{{1/3}}$ is $h^\\star$ exactly when $|L'''| = 3|L|$; here the "
-        "loss is {loss:.2f} and its third derivative along a unit direction a median of {third:.1e}, "
+        "The rule of thumb $h \\approx \\epsilon^{{1/3}}$ is $h^\\star$ exactly when "
+        "$|L'''| = 3|L|$; here the loss is {loss:.2f} and its third derivative along a "
+        "unit direction a median of {third:.1e}, "
         "so the best step is larger by $(3|L|/|L'''|)^{{1/3}} \\approx$ {scale:.0f} in both types. "
         "At its best step float32 is about {ratio} times less accurate than float64: a float32 "
         "check needs a tolerance near {tol32:.0e}, a float64 check can use one near {tol64:.0e}.",
