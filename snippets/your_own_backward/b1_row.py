@@ -17,7 +17,7 @@ HPREBN_LINE = "dhprebn = dbndiff + np.ones_like(dbndiff) * dbnmeani * (1.0 / n)"
 # Each edit, and the column sums of dhprebn predicted without summing dhprebn: zero while the
 # mean term, dbnmeani = -sum(dbndiff), is there; the column sums of dbndiff, -dbnmeani, without it.
 EDITS = [
-    ("`dbnraw = dhpreact` (`bngain` forgotten, above BatchNorm's mean)",
+    ("`dbnraw = dhpreact` (`bngain` forgotten, a line before those two)",
      ("dbnraw = bngain * dhpreact", "dbnraw = dhpreact"), lambda mine: 0.0),
     ("`dhprebn = 2 * (...)` (the `dhprebn` line, scaled)",
      (HPREBN_LINE, f"dhprebn = 2 * ({HPREBN_LINE.split(' = ', 1)[1]})"), lambda mine: 0.0),
