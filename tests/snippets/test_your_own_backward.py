@@ -103,6 +103,10 @@ def test_lecture_cmp_passes_a_keepdims_gradient_that_compare_gradients_flags() -
     assert db2.shape == (1, 27) and example.engine["b2"].shape == (27,)
     assert cmp(torch.tensor(db2), torch.tensor(example.engine["b2"])) == (True, True)
     assert compare_gradients({"b2": db2}, {"b2": example.engine["b2"]})[0].verdict == "shape mismatch"
+    # a column (27, 1) is a shape mismatch too; cmp's broadcast to (27, 27) happens to say False
+    column = db2.reshape(27, 1)
+    assert compare_gradients({"b2": column}, {"b2": example.engine["b2"]})[0].verdict == "shape mismatch"
+    assert cmp(torch.tensor(column), torch.tensor(example.engine["b2"])) == (False, False)
     # the page's small example too
     with contextlib.redirect_stdout(io.StringIO()):
         small = load_snippet_module(FOLDER / "compare_gradients_example.py")
