@@ -61,9 +61,12 @@ print(text(
 print()
 print(text(
     "`check_vjp` in `ad_core.test_util` pairs a cotangent with a direction the same way. Its inner "
-    "product is $\\langle u, v\\rangle = \\mathrm{{Re}} \\sum_i \\bar u_i v_i$, which conjugates its "
-    "first argument, so it conjugates the cotangent first (`covector`), and the pair is "
-    "$\\mathrm{{Re}} \\sum_i v_i g_i$:",
+    "product $\\langle u, v\\rangle = \\mathrm{{Re}} \\sum_i \\bar u_i v_i$ conjugates its first "
+    "argument, the direction $v$; the cotangent $g$ goes in second, conjugated by `covector`. Both "
+    "factors are then conjugated, and a real part does not change under conjugation, so the pair is "
+    "$\\mathrm{{Re}} \\sum_i v_i g_i$, with no conjugate:"
+    "\n<!-- tested: tests/snippets/test_broadcasting_in_reverse.py::"
+    "test_check_vjp_pairs_direction_and_cotangent_without_a_conjugate -->",
 ))
 print()
 print(show_excerpt(check_vjp, r"cotangent = vjp\(y_space\.covector", r"exact = x_space\.inner_prod",

@@ -27,6 +27,32 @@ numeric = net.directional_difference(direction, 1e-4, np.float64)
 discrepancy = abs(net.directional_exact(direction, buggy) - numeric) / abs(numeric)
 right = abs(net.directional_exact(direction, example.engine) - numeric) / abs(numeric)
 assert discrepancy > 1e3 * right
+numeric32 = net.directional_difference(direction, 1e-1, np.float32)
+right32 = abs(net.directional_exact(direction, example.engine) - numeric32) / abs(numeric32)
+# One direction gives one number, <e, d> with e the error of the gradient. The check sees the bug
+# when |<e, d>| > tau |<g, d>|. For a Gaussian direction (a unit one is a rescaled Gaussian, and
+# the ratio does not see the scale) <e, d> / <g, d> is Cauchy with location rho r and scale
+# r sqrt(1 - rho^2), r = |e| / |g|, rho the cosine between e and g: a closed form for a miss.
+flat = {name: np.concatenate([np.ravel(grad[n]) for n in net.PARAM_NAMES])
+        for name, grad in (("g", example.engine), ("bug", buggy))}
+e, g = flat["bug"] - flat["g"], flat["g"]
+r, rho = np.linalg.norm(e) / np.linalg.norm(g), e @ g / (np.linalg.norm(e) * np.linalg.norm(g))
+location, scale = rho * r, r * np.sqrt(1 - rho**2)
+
+
+def miss_chance(tau: float) -> float:
+    return float((np.arctan((tau - location) / scale) + np.arctan((tau + location) / scale)) / np.pi)
+
+
+TRIALS = 20000
+rng = np.random.default_rng(11)
+ratios = np.concatenate([(D @ e) / (D @ g) for D in (rng.standard_normal((2000, g.size)) for _ in range(10))])
+tau64, tau32 = 10 * right, 10 * right32  # ten times the right gradient's discrepancy, per type
+misses = {}
+for tau in (tau64, tau32):
+    p = miss_chance(tau)
+    misses[tau] = (p, float(np.mean(np.abs(ratios) <= tau)))
+    assert abs(misses[tau][1] - p) <= 4 * np.sqrt(max(p * (1 - p), 1e-4) / TRIALS)
 print(
     collapsible(
         title(
@@ -36,11 +62,19 @@ print(
             "check catch the off-by-one in `C`'s gradient?",
         ),
         text(
-            "Yes. A random direction has a non-zero component on every entry, so every wrong entry "
-            "moves $\\langle g, d\\rangle$: the relative discrepancy is {bad:.1e}, against {ok:.0e} "
-            "for the right gradient (float64, $h$ = {h:g}). One check sees the whole gradient; what "
-            "it cannot tell you is *which* entries are wrong, so use it first, and sample entries "
-            "of a tensor to locate the bug.",
+            "In float64, almost surely. Along this direction the relative discrepancy is {bad:.1e}, "
+            "against {ok:.0e} for the right gradient ($h$ = {h:g}). But one direction gives one "
+            "number, $\\langle e, d\\rangle$ with $e$ the gradient's error, and the check sees the "
+            "bug only when $|\\langle e, d\\rangle| > \\tau\\,|\\langle g, d\\rangle|$, $\\tau$ "
+            "the difference's noise. For a random $d$ the ratio "
+            "$\\langle e, d\\rangle / \\langle g, d\\rangle$ is Cauchy-distributed with a scale of "
+            "about $|e| / |g|$ = {r:.1e}: the error's size next to the *whole* gradient, not next "
+            "to its own tensor. With $\\tau$ ten times the right gradient's discrepancy, one "
+            "direction misses this bug with probability {p64:.0e} in float64 ($\\tau$ = {t64:.0e}) "
+            "but {p32:.3f} in float32 ($\\tau$ = {t32:.0e}; {s32:.3f} of {T} simulated "
+            "directions). A bug whose error is small next to the whole gradient can hide from it, "
+            "and when it does catch one it cannot tell you *which* entries are wrong: use it first, "
+            "then sample entries tensor by tensor.",
             bad=checked(
                 discrepancy,
                 against=abs(
@@ -55,6 +89,15 @@ print(
             ),
             ok=checked(right, against=0.0, atol=1e-8),
             h=given(1e-4),
+            r=checked(float(r), against=float(np.median(np.abs(ratios))), rtol=0.1),
+            p64=checked(misses[tau64][0], against=misses[tau64][1], atol=4 * np.sqrt(1e-4 / TRIALS)),
+            t64=given(tau64),
+            p32=checked(misses[tau32][0], against=misses[tau32][1],
+                        atol=4 * np.sqrt(max(misses[tau32][0] * (1 - misses[tau32][0]), 1e-4) / TRIALS)),
+            t32=given(tau32),
+            s32=checked(misses[tau32][1], against=misses[tau32][0],
+                        atol=4 * np.sqrt(max(misses[tau32][0] * (1 - misses[tau32][0]), 1e-4) / TRIALS)),
+            T=given(TRIALS),
         ),
     )
 )

@@ -1,4 +1,4 @@
-"""Per-entry relative error: where `max |a - n|` passes a bug, and where `|a - n| / max(|a|, |n|)`
+"""Per-entry relative error: where `max |m - n|` passes a bug, and where `|m - n| / max(|m|, |n|)`
 fails a right gradient."""
 
 from pathlib import Path
@@ -110,25 +110,32 @@ assert nan_rows == absent and np.all(grad_C[absent] == 0) and np.all(num_C[absen
 ATOL64, RTOL64 = 1e-9, 1e-6  # a float64 check's tolerances (the table above)
 assert per_entry_check(grad_C, num_C, rtol=RTOL64, atol=ATOL64)
 assert per_entry_check(grad_b1, num_b1, rtol=RTOL64, atol=ATOL64)
+CS231N_WRONG = 1e-2  # the notes: "relative error > 1e-2 usually means the gradient is probably wrong"
+both_zero_b1 = int(np.sum((grad_b1 == 0) & (num_b1 == 0)))
+assert both_zero_b1 == int(np.sum(np.isnan(symmetric_b1)))
 print(
     text(
-        "The symmetric relative error $|a - n| / \\max(|a|, |n|)$ of the "
+        "The symmetric relative error $|m - n| / \\max(|m|, |n|)$ of the "
         "[CS231n notes on gradient checks](https://cs231n.github.io/neural-networks-3/#gradcheck) "
-        "has the opposite failure. On the Part III network (float64, $h$ = {h:g}) it is undefined for "
-        "the {k} rows of `C` whose characters are not in the minibatch (both gradients are exactly "
-        "zero: {rows}), and for `b1`, whose true gradient is zero because BatchNorm subtracts the "
-        "batch mean, it is {one:g}, its largest possible value, in {k1} of the {n1} entries (one "
-        "side is exactly zero, the other a rounding error no larger than {noise:.0e}) and undefined "
-        "in the others. Both gradients "
-        "are right, and the per-entry check with an absolute floor (atol = {atol:g}, above the "
-        "float64 noise of a difference, rtol = {rtol:g}) passes every entry of both.",
+        "has the opposite failure, at zero and tiny entries. The notes tell you to pass by hand the "
+        "entries where both sides are zero, where it is undefined: on the Part III network (float64, "
+        "$h$ = {h:g}) the {k} rows of `C` whose characters are not in the minibatch ({rows}) and "
+        "{z} of `b1`'s {n1} entries. The exemption does not cover tiny entries. `b1`'s true "
+        "gradient is zero, because BatchNorm subtracts the batch mean; in {k1} of its entries one "
+        "side is exactly zero and the other a rounding error no larger than {noise:.0e}, so the "
+        "error is {one:g}, its largest possible value; by the notes, an error above {wrong:g} "
+        "usually means the gradient is wrong. Both gradients are right. This page uses the per-entry check "
+        "with an absolute floor instead (atol = {atol:g}, above the float64 noise of a difference, "
+        "rtol = {rtol:g}): it needs no exemption and passes every entry of both.",
         h=given(STEP64),
         k=checked(len(nan_rows), against=grad_C.shape[0] - len(np.unique(example.Xb))),
         rows=", ".join(f"`{net.model.ALPHABET[r]}`" for r in nan_rows),
+        z=checked(both_zero_b1, against=grad_b1.size - int(np.sum((grad_b1 != 0) | (num_b1 != 0)))),
         one=checked(float(np.nanmax(symmetric_b1)), against=1.0),
         k1=checked(int(np.sum(symmetric_b1 == 1.0)), against=int(np.sum((grad_b1 == 0) != (num_b1 == 0)))),
         n1=given(grad_b1.size),
         noise=checked(float(np.max(np.abs(grad_b1 - num_b1))), against=0.0, atol=1e-15),
+        wrong=given(CS231N_WRONG),
         atol=given(ATOL64),
         rtol=given(RTOL64),
     )

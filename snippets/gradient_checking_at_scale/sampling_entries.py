@@ -102,6 +102,11 @@ m_all, m_C = needed(N), needed(N_C)
 # with replacement the chance would be 1 - (1 - k/N)^m: smaller, so it asks for more entries
 approx_all = int(np.ceil(np.log(0.01) / np.log(1 - k / N)))
 assert approx_all >= m_all
+# m_C entries from every tensor (all entries of a smaller one): fewer than one pool needs, and the
+# same chance for this bug, which lives in C
+sizes = [example.params[name].size for name in net.PARAM_NAMES]
+per_tensor_total = sum(min(m_C, size) for size in sizes)
+assert per_tensor_total < m_all and chance_of_catching(N_C, k, m_C) >= 0.99
 print(
     text(
         "The bug replaces `{line}` by the same call on `Xb[:-1]` and `demb[:-1]`: it drops the last "
@@ -110,9 +115,12 @@ print(
         "every other entry of `C` passes). Sampling entries at random from all parameters, you need "
         "{m_all} of them for a {p:.0%} chance of catching it (the estimate for draws with "
         "replacement, $\\lceil \\ln(1 - p) / \\ln(1 - k/N) \\rceil$ = {approx}, is a little "
-        "pessimistic); sampling within `C`, {m_C}. "
-        "Sample every tensor, a few entries each, rather than one pool: a bug usually lives in one "
-        "tensor, and a pool dilutes it by every entry of the others.",
+        "pessimistic); sampling within `C`, {m_C}. What counts is the fraction of wrong entries in "
+        "what you sample from: {k} of `C`'s {N_C}, against {k} of all {N}. So sample tensor by "
+        "tensor: {m_C} entries from each of the {T} tensors (all of a smaller one) are {total} in "
+        "all, fewer than the pool's {m_all}, with the same {p:.0%} for this bug, and a wrong entry "
+        "then names its tensor. A bug that spoils a smaller fraction of its tensor needs more (the "
+        "third exercise).",
         line=given(SOURCE_LINE),
         c=checked(len(last_chars), against=len(set(example.Xb[-1].tolist()))),
         k=checked(k, against=len(last_chars) * example.params["C"].shape[1]),
@@ -121,5 +129,8 @@ print(
         p=given(0.99),
         approx=given(approx_all),
         m_C=checked(m_C, against=needed_by_product(N_C)),
+        N_C=given(N_C),
+        T=checked(len(sizes), against=len(example.params)),
+        total=checked(per_tensor_total, against=int(np.minimum(m_C, np.array(sizes)).sum())),
     )
 )

@@ -7,14 +7,21 @@ then check the file from the repository's root:
 
     python -m snippets.your_own_backward._check_backward path/to/this_file.py
 
-The checker compares every ``d<name>`` you computed with ``ad_core``'s gradient, in order; a cell
-left as ``...`` is reported as not filled in, and an error stops the check at its line with the
+For each name in ``GRADIENTS`` the checker compares your ``d<name>`` with ``ad_core``'s gradient,
+in order; other locals are yours to use. A cell left as ``...`` (or misspelt, which leaves the
+real one ``...``) is reported as not filled in, and an error stops the check at its line with the
 cells before it compared.
 """
 
 import numpy as np  # noqa: F401 (your cells will need it)
 
 BN_EPS = 1e-5  # the forward pass's BatchNorm epsilon
+# The gradients `backward` returns, one cell d<name> each; other locals (a scratch `dtmp`) are not.
+GRADIENTS = (
+    "logprobs", "probs", "counts_sum_inv", "counts_sum", "counts", "norm_logits", "logit_maxes",
+    "logits", "h", "W2", "b2", "hpreact", "bngain", "bnbias", "bnraw", "bnvar_inv", "bnvar",
+    "bndiff2", "bndiff", "bnmeani", "hprebn", "embcat", "W1", "b1", "emb", "C",
+)
 
 
 def backward(params, cache, Xb, Yb):
@@ -56,4 +63,5 @@ def backward(params, cache, Xb, Yb):
     demb = ...  # (32, 3, 10)
     dC = ...  # (27, 10)
     # --8<-- [end:cells]
-    return {name[1:]: value for name, value in locals().items() if name.startswith("d")}
+    cells = locals()
+    return {name: cells[f"d{name}"] for name in GRADIENTS if f"d{name}" in cells}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,3 +53,42 @@ def run_checker(file_name: str) -> CheckerRun:
 def report_rows(stdout: str) -> dict[str, str]:
     """The checker's table lines by tensor name (the first word of each line)."""
     return {line.split()[0]: line for line in stdout.splitlines() if " | exact: " in line}
+
+
+
+SOLUTION_SOURCE = (HERE / "_solution.py").read_text(encoding="utf-8")
+
+
+def edited_solution(*edits: tuple[str, str]) -> str:
+    """The worked solution's source with each ``(old, new)`` text replaced; each ``old`` occurs once."""
+    source = SOLUTION_SOURCE
+    for old, new in edits:
+        assert source.count(old) == 1, old
+        source = source.replace(old, new)
+    return source
+
+
+def check_edited(*edits: tuple[str, str]) -> tuple[str, bool]:
+    """The checker's report on the worked solution with the edits made, and whether it passes."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "attempt.py"
+        path.write_text(edited_solution(*edits), encoding="utf-8")
+        return checker.check_file(path)
+
+
+def edited_backward(*edits: tuple[str, str]):
+    """The ``backward`` function of the worked solution with the edits made."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "attempt.py"
+        path.write_text(edited_solution(*edits), encoding="utf-8")
+        return load_snippet_module(path).backward
+
+
+def flagged(report: str) -> list[str]:
+    """The rows of a report that do not agree within the tolerances, in report order."""
+    return [name for name, line in report_rows(report).items() if "| approximate: False" in line]
+
+
+def not_bit_equal(report: str) -> list[str]:
+    """The rows of a report whose exact column is False, in report order."""
+    return [name for name, line in report_rows(report).items() if "| exact: False" in line]

@@ -8,6 +8,12 @@ Check it from the repository's root:
 import numpy as np
 
 BN_EPS = 1e-5  # the forward pass's BatchNorm epsilon
+# The gradients `backward` returns, one cell d<name> each; other locals (a scratch `dtmp`) are not.
+GRADIENTS = (
+    "logprobs", "probs", "counts_sum_inv", "counts_sum", "counts", "norm_logits", "logit_maxes",
+    "logits", "h", "W2", "b2", "hpreact", "bngain", "bnbias", "bnraw", "bnvar_inv", "bnvar",
+    "bndiff2", "bndiff", "bnmeani", "hprebn", "embcat", "W1", "b1", "emb", "C",
+)
 
 
 def backward(params, cache, Xb, Yb):
@@ -53,4 +59,5 @@ def backward(params, cache, Xb, Yb):
     dC = np.zeros_like(C)
     np.add.at(dC, Xb, demb)  # repeated characters add up
     # --8<-- [end:cells]
-    return {name[1:]: value for name, value in locals().items() if name.startswith("d")}
+    cells = locals()
+    return {name: cells[f"d{name}"] for name in GRADIENTS if f"d{name}" in cells}

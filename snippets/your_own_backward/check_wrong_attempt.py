@@ -67,7 +67,7 @@ print(
 )
 print()
 
-# Why bnmeani and b1 pass although bndiff, upstream of both, is wrong. The attempt's error in
+# Why bnmeani passes although bndiff, upstream of it, is wrong (b1: b1_row.py). The attempt's error in
 # dbndiff is 2 * bndiff * (error in dbndiff2), a per-column multiple of bndiff, and every column
 # of bndiff sums to zero over the batch (it is hprebn minus its batch mean).
 bndiff = example.cache["bndiff"]
@@ -81,9 +81,10 @@ print(
     text(
         "Downstream of the wrong `bndiff`, these rows pass: {passing}. The attempt's error in `dbndiff` "
         "is, column by column, a multiple of `bndiff` (to {fit} relative), and each column of "
-        "`bndiff` sums to zero over the batch (largest column sum {sums:.1e}), so the batch sums that "
-        "make `dbnmeani` and `db1` cancel the error. A wrong upstream line can leave a downstream "
-        "row right: read the report from the top, and fix the first row flagged.",
+        "`bndiff` sums to zero over the batch (largest column sum {sums:.1e}), so the batch sum that "
+        "makes `dbnmeani` cancels the error; `b1` passes for a reason of its own (below). A wrong "
+        "upstream line can leave a downstream row right: read the report from the top, and fix the "
+        "first row flagged.",
         passing=", ".join(f"`{name}`" for name in passing_downstream),
         fit=given(1e-9, shown_as=lambda v: f"{v:g}"),
         sums=checked(

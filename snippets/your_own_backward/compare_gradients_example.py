@@ -35,11 +35,15 @@ assert np.allclose(mine["b"], reference["b"])
 print(
     text(
         "Shapes are compared first: `np.allclose` alone would broadcast the {mine_shape} gradient against "
-        "the {ref_shape} reference and call them close ({allclose}). Values are then compared entry by "
+        "the {ref_shape} reference and call them close ({allclose}), and so would the lecture's `cmp`, "
+        "whose `torch.allclose` and `torch.all(dt == t.grad)` broadcast too: it reports such a gradient "
+        "as exact. Values are then compared entry by "
         "entry with $|m - r| \\le \\mathrm{{atol}} + \\mathrm{{rtol}}\\,|r|$, rtol = {rtol} and "
         "atol = {atol}, the defaults of PyTorch's `torch.allclose`."
         "\n<!-- tested: tests/engine/test_test_util.py::"
-        "test_compare_gradients_default_tolerance_is_torch_allclose_default -->",
+        "test_compare_gradients_default_tolerance_is_torch_allclose_default -->"
+        "\n<!-- tested: tests/snippets/test_your_own_backward.py::"
+        "test_lecture_cmp_passes_a_keepdims_gradient_that_compare_gradients_flags -->",
         allclose=checked(
             bool(np.allclose(mine["b"], reference["b"])),
             against=bool(np.all(np.abs(mine["b"] - reference["b"]) <= 1e-8 + 1e-5 * np.abs(reference["b"]))),

@@ -1,6 +1,5 @@
 """Self-test for "Your own backward pass": each answer runs the checker on an edited solution."""
 
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -9,21 +8,8 @@ from bookkit import checked, collapsible, given, load_snippet_module, observed, 
 
 runner = load_snippet_module(Path(__file__).with_name("_run_checker.py"))
 checker, worked = runner.checker, runner.checker.worked
-SOLUTION = (runner.HERE / "_solution.py").read_text(encoding="utf-8")
 ORDER = list(checker.BACKWARD_ORDER)
-
-
-def check_edited(old: str, new: str) -> tuple[str, bool]:
-    """The checker's report on the worked solution with one line edited."""
-    assert SOLUTION.count(old) == 1, old
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "attempt.py"
-        path.write_text(SOLUTION.replace(old, new), encoding="utf-8")
-        return checker.check_file(path)
-
-
-def flagged(report: str) -> list[str]:
-    return [name for name, line in runner.report_rows(report).items() if "| approximate: False" in line]
+check_edited, flagged = runner.check_edited, runner.flagged
 
 
 def title(number: int, words: str) -> str:
@@ -31,7 +17,7 @@ def title(number: int, words: str) -> str:
 
 
 # 1. A transposed parameter gradient: a leaf, so nothing downstream is spoiled.
-report1, ok1 = check_edited("dW2 = h.T @ dlogits", "dW2 = dlogits.T @ h")
+report1, ok1 = check_edited(("dW2 = h.T @ dlogits", "dW2 = dlogits.T @ h"))
 assert not ok1 and flagged(report1) == ["W2"]
 example = worked.worked_example()
 print(collapsible(
@@ -50,7 +36,7 @@ print(collapsible(
 print()
 
 # 2. Forgetting the second use of counts.
-report2, ok2 = check_edited("    dcounts += np.ones_like(counts) * dcounts_sum  # second use: add\n", "")
+report2, ok2 = check_edited(("    dcounts += np.ones_like(counts) * dcounts_sum  # second use: add\n", ""))
 bad2 = flagged(report2)
 assert not ok2 and bad2[0] == "counts" and "b1" not in bad2
 print(collapsible(
@@ -73,7 +59,7 @@ print(collapsible(
 print()
 
 # 3. The broken-in-the-middle case: an error raised half-way.
-report3, ok3 = check_edited("dembcat = dhprebn @ W1.T", "dembcat = dhprebn @ W1")
+report3, ok3 = check_edited(("dembcat = dhprebn @ W1.T", "dembcat = dhprebn @ W1"))
 assert not ok3 and "raised ValueError at line" in report3
 reached = [name for name, line in runner.report_rows(report3).items() if "NOT FILLED IN" not in line
            and "MISSING" not in line]

@@ -334,3 +334,32 @@ def test_complex_gradient_convention_matches_autograd_and_is_pytorchs_conjugate(
     (tensor.abs() ** 2).backward()
     assert ours == theirs == 2 * z.conjugate()
     assert complex(tensor.grad) == 2 * z
+
+
+def test_complex_gradient_convention_is_jaxs() -> None:
+    """JAX 0.10.2 returns the same 2 conj(z) as ad_core for L = |z|^2 (its `grad` of a real
+    function of a complex input is the conjugate of PyTorch's)."""
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    import ad_core
+    import ad_core.numpy as anp
+
+    z = 1.0 + 2.0j
+    ours = ad_core.grad(lambda z: anp.abs(z) ** 2)(z)
+    theirs = complex(jax.grad(lambda z: jnp.abs(z) ** 2)(z))
+    assert ours == theirs == 2 * z.conjugate() != 2 * z
+
+
+def test_check_vjp_pairs_direction_and_cotangent_without_a_conjugate() -> None:
+    """The page: `check_vjp`'s inner product conjugates its first argument (the direction) and
+    the cotangent goes in conjugated by `covector`, so the pair is Re sum v_i g_i."""
+    from ad_core.core import vspace
+
+    rng = np.random.default_rng(3)
+    v = rng.standard_normal(4) + 1j * rng.standard_normal(4)
+    g = rng.standard_normal(4) + 1j * rng.standard_normal(4)
+    space = vspace(v)
+    pair = space.inner_prod(v, space.covector(g))
+    assert pair == pytest.approx(float(np.sum(v * g).real), rel=1e-12)
+    assert pair != pytest.approx(float(np.sum(np.conj(v) * g).real), rel=1e-3)

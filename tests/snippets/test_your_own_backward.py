@@ -3,7 +3,11 @@ the exercise as given, a solution, an attempt that raises, and one that misnames
 
 from __future__ import annotations
 
+import contextlib
+import io
 from pathlib import Path
+
+import pytest
 
 from bookkit import load_snippet_module
 from bookkit.testing import REPO_ROOT, run_python
@@ -50,6 +54,60 @@ def test_checker_compares_what_was_computed_before_an_error(tmp_path: Path) -> N
 
 
 def test_checker_refuses_a_gradient_name_the_model_lacks(tmp_path: Path) -> None:
-    path = _attempt(tmp_path, "    dC = np.zeros_like(C)\n", "    dC = np.zeros_like(C)\n    ddC = dC\n")
+    """A `backward` that returns a name the model has no tensor for (here "dC", a typo for "C")."""
+    returned = 'return {name: cells[f"d{name}"] for name in GRADIENTS if f"d{name}" in cells}'
+    path = _attempt(tmp_path, returned, "return {**{" + returned[len("return {"):] + ', "dC": dC}')
     report, ok = checker.check_file(path)
     assert not ok and "names that `reference` lacks: ['dC']" in report
+
+
+def test_every_file_returns_exactly_the_model_gradients() -> None:
+    """The template, the solution and the wrong attempt list the checker's names, in its order."""
+    for name in ("_exercise.py", "_solution.py", "_wrong_attempt.py"):
+        module = load_snippet_module(FOLDER / name)
+        assert module.GRADIENTS == checker.BACKWARD_ORDER, name
+
+
+def test_a_scratch_local_named_like_a_gradient_is_ignored(tmp_path: Path) -> None:
+    """Before, every local `d*` was returned, so a reader's `dtmp` made the checker raise."""
+    path = _attempt(tmp_path, "    dh = dlogits @ W2.T\n", "    dh = dlogits @ W2.T\n    dtmp = 2.0 * dh\n")
+    report, ok = checker.check_file(path)
+    assert ok, report
+    assert report.rstrip().endswith(f"{len(checker.BACKWARD_ORDER)} of {len(checker.BACKWARD_ORDER)} "
+                                    "gradients agree")
+
+
+def test_a_misspelt_cell_is_reported_missing_not_passed(tmp_path: Path) -> None:
+    path = _attempt(tmp_path, "    dW1 = embcat.T @ dhprebn\n", "    dW1x = embcat.T @ dhprebn\n")
+    report, ok = checker.check_file(path)
+    assert not ok
+    rows = {row.split()[0]: row for row in report.splitlines() if " | exact: " in row}
+    assert "MISSING" in rows["W1"] and "dW1x" not in report
+
+
+def test_lecture_cmp_passes_a_keepdims_gradient_that_compare_gradients_flags() -> None:
+    """The `cmp` of Karpathy's "Becoming a Backprop Ninja" notebook, run in PyTorch 2.13:
+    `torch.all(dt == t.grad)` and `torch.allclose(dt, t.grad)` broadcast, so the wrong attempt's
+    `db2` of shape (1, 27) is exact and approximate against a (27,) gradient."""
+    torch = pytest.importorskip("torch")
+    from ad_core.test_util import compare_gradients
+
+    def cmp(dt, grad):  # the notebook's cmp, returning its two verdicts instead of printing them
+        ex = torch.all(dt == grad).item()
+        app = torch.allclose(dt, grad)
+        return ex, app
+
+    example = checker.worked.worked_example()
+    wrong = load_snippet_module(FOLDER / "_wrong_attempt.py")
+    db2 = wrong.backward(example.params, example.cache, example.Xb, example.Yb)["b2"]
+    assert db2.shape == (1, 27) and example.engine["b2"].shape == (27,)
+    assert cmp(torch.tensor(db2), torch.tensor(example.engine["b2"])) == (True, True)
+    assert compare_gradients({"b2": db2}, {"b2": example.engine["b2"]})[0].verdict == "shape mismatch"
+    # a column (27, 1) is a shape mismatch too; cmp's broadcast to (27, 27) happens to say False
+    column = db2.reshape(27, 1)
+    assert compare_gradients({"b2": column}, {"b2": example.engine["b2"]})[0].verdict == "shape mismatch"
+    assert cmp(torch.tensor(column), torch.tensor(example.engine["b2"])) == (False, False)
+    # the page's small example too
+    with contextlib.redirect_stdout(io.StringIO()):
+        small = load_snippet_module(FOLDER / "compare_gradients_example.py")
+    assert cmp(torch.tensor(small.mine["b"]), torch.tensor(small.reference["b"])) == (True, True)

@@ -1,0 +1,72 @@
+"""An error smaller than the tolerance passes: the worked solution with a wrong `BN_EPS`, checked.
+What the exact column shows that the approximate column cannot."""
+
+from pathlib import Path
+
+import numpy as np
+
+from ad_core.test_util import COMPARE_ATOL, COMPARE_RTOL
+from bookkit import checked, given, load_snippet_module, md_table, text
+
+runner = load_snippet_module(Path(__file__).with_name("_run_checker.py"))
+worked = runner.checker.worked
+example = worked.worked_example()
+ORDER = list(runner.checker.BACKWARD_ORDER)
+EPS_LINE = "BN_EPS = 1e-5  # the forward pass's BatchNorm epsilon"
+FORWARD_EPS = worked.model.BN_EPS
+bnvar = example.cache["bnvar"]
+
+rows, results = [], {}
+for eps in (0.0, 1.1e-5, 1.2e-5):
+    edit = (EPS_LINE, f"BN_EPS = {eps!r}")
+    report, ok = runner.check_edited(edit)
+    mine = runner.edited_backward(edit)(example.params, example.cache, example.Xb, example.Yb)
+    engine = example.engine
+    # Without the checker: which rows differ beyond the tolerances, and which are not bit-equal.
+    beyond = [name for name in ORDER
+              if not np.allclose(mine[name], engine[name], rtol=COMPARE_RTOL, atol=COMPARE_ATOL)]
+    unequal = [name for name in ORDER if not np.array_equal(mine[name], engine[name])]
+    flagged, first_unequal = runner.flagged(report), runner.not_bit_equal(report)[0]
+    # dbnvar = -1/2 (bnvar + eps)^(-3/2) dbnvar_inv: its relative error, entry by entry, in closed form
+    relative = float(np.max(np.abs(mine["bnvar"] / engine["bnvar"] - 1)))
+    closed_form = float(np.max(np.abs(((bnvar + eps) / (bnvar + FORWARD_EPS)) ** -1.5 - 1)))
+    results[eps] = (ok, flagged, first_unequal, relative)
+    assert unequal == ORDER[ORDER.index("bnvar"):]  # every row from the wrong line down differs
+    rows.append([
+        given(eps, shown_as=lambda v: f"`{v:g}`"),
+        checked(relative, against=closed_form, rtol=1e-6, shown_as=lambda v: f"{v:.1e}"),
+        checked(len(flagged), against=len(beyond), shown_as=str),
+        checked(flagged[0] if flagged else "none", against=beyond[0] if beyond else "none",
+                shown_as=lambda v: v if v == "none" else f"`{v}`"),
+        checked(first_unequal, against=unequal[0], shown_as=lambda v: f"`{v}`"),
+        checked(0 if ok else 1, against=0 if not beyond else 1, shown_as=str),
+    ])
+
+print(md_table(
+    ["`BN_EPS` in `backward`", "largest relative error of `dbnvar`", "rows flagged", "first flagged",
+     "first not bit-equal", "exit status"],
+    rows,
+    align=["left", "right", "right", "left", "left", "right"],
+))
+print()
+
+passing, late = results[1.1e-5], results[1.2e-5]
+assert passing[0] and passing[3] < COMPARE_RTOL and late[1] == ["W1"]
+assert {first for _, _, first, _ in results.values()} == {"bnvar"}
+print(text(
+    "The forward pass uses `BN_EPS` = {forward:g}. With {eps:g} in `backward`, every row from "
+    "`bnvar` down differs from the engine's (none is bit-equal), but the wrong line's error is at "
+    "most {rel:.1e} relative, below rtol = {rtol:g}: every row passes and the checker exits "
+    "{status}. With {eps2:g} the only row flagged is `{late}`, far below the wrong line. In each "
+    "case the first row that is not bit-equal is `{first}`, the line that is wrong. On this batch "
+    "a right line is bit-equal to the engine's (the worked solution above), so the exact column "
+    "points at the first line that differs, even where the approximate column sees nothing.",
+    forward=given(FORWARD_EPS),
+    eps=given(1.1e-5),
+    rel=checked(passing[3], against=rows[1][1].value, rtol=1e-15),
+    rtol=given(COMPARE_RTOL),
+    status=checked(0 if passing[0] else 1, against=0),
+    eps2=given(1.2e-5),
+    late=checked(late[1][0], against=rows[2][3].value),
+    first=checked(passing[2], against=late[2]),
+))
