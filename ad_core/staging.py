@@ -67,10 +67,12 @@ What a program is specialised to, and what is refused:
 * **Inputs and constants.** Every array passed as an argument is an input, replaced on every
   call, integer arrays included: a batch of token ids indexing an embedding is an input, and so
   is every integer or boolean value computed from one. Arrays the function *closes over*
-  (globals, closure cells, default arguments) are constants: the program keeps the array it saw
-  at staging time, and work that depends only on constants is done once, at staging time. Pass
-  an array as an argument if it changes between calls; do not modify a closed-over array in
-  place after staging (call `clear_cache()` if you must).
+  (globals, closure cells, default arguments) are constants: the program keeps a read-only
+  copy of each, made when the staging trace first meets it, and work that depends only on
+  constants is done once, at staging time, on the same values. Changing a closed-over array in
+  place after staging therefore changes nothing the program computes (`jax.jit` also keeps the
+  value it traced with); pass an array as an argument if it changes between calls, or call
+  `clear_cache()` to stage again.
 * **Values cannot steer Python.** A staged program replays the same calls whatever the values,
   so Python control flow that depends on a traced value cannot be staged: `if t:`, `bool(t)`,
   `float(t)`, `int(t)`, `t.item()`, `t.tolist()` and passing `t` to a plain NumPy function raise
@@ -877,6 +879,7 @@ class _Recorder:
         self.values: dict[int, Any] = {}
         self.next_var = 0
         self.shape_queries = 0
+        self.copies: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # id -> (array, its copy)
 
     # -- values and calls ---------------------------------------------------------------------
     def new_var(self, value: Any) -> int:
@@ -908,9 +911,24 @@ class _Recorder:
             return {key: self.template(value) for key, value in x.items()}
         if isinstance(x, slice):
             return slice(*(self.template(p) for p in (x.start, x.stop, x.step)))
-        if isinstance(x, np.ndarray) and x.dtype == object:
-            self.refuse("an object array holding traced values cannot be staged")
+        if isinstance(x, np.ndarray):
+            if x.dtype == object:
+                self.refuse("an object array holding traced values cannot be staged")
+            return self.constant(x)
         return x
+
+    def constant(self, array: np.ndarray) -> np.ndarray:
+        """The program's copy of an array that is not traced (one the function closes over, or
+        made while tracing): the value as it is now, so that a later in-place change of the
+        caller's array cannot reach the calls the program replays while the work folded at
+        staging time keeps the old value. One copy per array, so that two uses stay one
+        constant (and common-subexpression elimination still sees the same argument)."""
+        entry = self.copies.get(id(array))
+        if entry is None:
+            copy = array.copy()
+            copy.flags.writeable = False
+            entry = self.copies[id(array)] = (array, copy)  # the array kept alive: its id stays its own
+        return entry[1]
 
     def outermost(self, x: Any) -> Any:
         """A box of a differentiation trace, opened down to our box (or its raw value)."""
@@ -1243,7 +1261,7 @@ def _output_template(x: Any, recorder: _Recorder) -> Any:
         return tuple(items) if isinstance(x, tuple) else items
     if isinstance(x, dict):
         return {key: _output_template(value, recorder) for key, value in x.items()}
-    return x
+    return recorder.constant(x) if isinstance(x, np.ndarray) else x
 
 
 def _var_info(values: dict[int, Any]) -> dict[int, VarInfo]:
