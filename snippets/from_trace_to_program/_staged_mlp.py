@@ -115,6 +115,24 @@ def python_frames(run, inputs, install) -> int:
     return entered
 
 
+def program_runs(call) -> tuple:
+    """How many times `call()` enters the Python function a staged program compiles to (its
+    code's file name is `<staged name>`), counted with `sys.setprofile`."""
+    entered = 0
+
+    def hook(frame, event, arg):
+        nonlocal entered
+        code = frame.f_code  # the function, not the module code that defines it
+        entered += event == "call" and code.co_filename.startswith("<staged ") and code.co_name != "<module>"
+
+    sys.setprofile(hook)
+    try:
+        result = call()
+    finally:
+        sys.setprofile(None)
+    return entered, result
+
+
 def executed_gradient_lines(run, functions) -> int:
     """Lines of `functions` that `run()` executes and that compute a gradient: each assigns (or
     adds into) a `d...` name, or scatters into one with `np.add.at`. Counted with `sys.settrace`."""
