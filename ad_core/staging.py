@@ -70,9 +70,8 @@ What a program is specialised to, and what is refused:
   (globals, closure cells, default arguments) are constants: the program keeps a read-only
   copy of each, made when the staging trace first meets it, and work that depends only on
   constants is done once, at staging time, on the same values. Changing a closed-over array in
-  place after staging therefore changes nothing the program computes (`jax.jit` also keeps the
-  value it traced with); pass an array as an argument if it changes between calls, or call
-  `clear_cache()` to stage again.
+  place after staging therefore changes nothing the program computes; pass an array as an
+  argument if it changes between calls, or call `clear_cache()` to stage again.
 * **Values cannot steer Python.** A staged program replays the same calls whatever the values,
   so Python control flow that depends on a traced value cannot be staged: `if t:`, `bool(t)`,
   `float(t)`, `int(t)`, `t.item()`, `t.tolist()` and passing `t` to a plain NumPy function raise
