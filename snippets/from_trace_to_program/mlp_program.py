@@ -108,7 +108,7 @@ rows = [[step, "<br>".join(f"`{helpers.hand_line(hand_file, region, pattern)}`" 
 print()
 print(text(
     "Part III's hand-written backward pass is atomic too: each of the {named} arrays it names, "
-    "from `dlogprobs` to `dC`, is a value of this program, bit for bit: {all_found}. The "
+    "from `dlogprobs` to `dC`, is a value of this program on this minibatch, bit for bit: {all_found}. The "
     "program's calls come from the engine's rules, written for any input, so at these steps it "
     "computes the same values by other calls:",
     named=checked(len(hand), against=len(re.findall(r'^ +"\w+": d\w+,$', Path(

@@ -119,6 +119,11 @@ reshaped = {op.out: op.args[0].var for op in raw.ops
 readers = {next(user.name for user in raw.ops if var in set(_refs_in(user.args))) for var in reshaped}
 max_out = next(op.out for op in raw.ops if op.name == "max")
 assert readers == {"equal", "divide"} and max_out in reshaped.values()
+ordered = sorted(rewrites.items(), key=lambda item: (-item[1], item[0]))
+# A rewrite that keeps its name calls the NumPy function's implementation, `__wrapped__`.
+same_name = {name for (name, target), _ in ordered if target == f"`{name}`"}
+assert all(after_fun[op.out] is op.fun.__wrapped__ for op in folded.ops
+           if op.name in same_name and after_fun.get(op.out, op.fun) is not op.fun)
 print()
 print(text(
     "Folding removes {reshapes} `reshape` calls to the shape their argument already has: the rule "
@@ -136,9 +141,13 @@ print(text(
     text("{count} `{name}` into {target}", name=given(name, shown_as=str),
          target=given(target, shown_as=str),
          count=checked(count, against=rewritten[name]))
-    for (name, target), count in sorted(rewrites.items(), key=lambda item: (-item[1], item[0])))
-    + text(" (for a NumPy function such as `dot`, its implementation without the "
-           "`__array_function__` protocol, under the same name)."))
+    for (name, target), count in ordered if target != f"`{name}`")
+    + text(", and ")
+    + Rendered(" and ").join(
+        text("{count} `{name}`", name=given(name, shown_as=str),
+             count=checked(count, against=rewritten[name]))
+        for (name, target), count in ordered if target == f"`{name}`")
+    + text(" into NumPy's implementation of each, without the `__array_function__` protocol."))
 
 # What calling NumPy directly saves is interpreter work: Python functions entered per replay.
 inputs = helpers.program_inputs(helpers.raw, helpers.params, helpers.Xb, helpers.Yb)
