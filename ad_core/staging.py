@@ -48,12 +48,14 @@ and `Staged.program(...).passes` lists what each one did:
   largest total size of the values alive at once, computed from the program's shapes and dtypes
   (a view, such as a reshape, costs no bytes of its own and keeps what it views alive).
 * **calling NumPy directly** (`call_numpy_directly`): `ad_core.numpy`'s `sum`, `mean`, `max`,
-  `var`, `reshape` and indexing check their argument's type and dtype on every call before
-  they reach NumPy's C functions, and NumPy's own public functions (`dot`, `where`, ...) first
-  ask their arguments whether they override them (`__array_function__`). The cache key fixes
-  every argument's type, shape and dtype, so the program calls the C functions these end in
-  (`add.reduce`, `ndarray.reshape`, `operator.getitem`, NumPy's implementation of `dot`),
-  the same arithmetic in the same order.
+  `min`, `var`, `reshape`, `transpose` and indexing check their argument's type and dtype on
+  every call before they reach NumPy's C functions, and NumPy's own public functions (`dot`,
+  `where`, ...) first ask their arguments whether they override them (`__array_function__`).
+  The cache key fixes every argument's type, shape and dtype, so the program calls the C
+  functions these end in (`add.reduce`, `maximum.reduce`, `minimum.reduce`, `ndarray.reshape`,
+  `ndarray.transpose`, `operator.getitem`, each public function's implementation), the same
+  arithmetic in the same order; a `broadcast_to` that only elementwise ufuncs read is left to
+  them.
 * **reusing dead buffers** (`reuse_dead_buffers`): an elementwise ufunc whose argument dies at
   that call writes its result into the argument's buffer (`out=`), so a large temporary is not
   freed and allocated again.
@@ -799,7 +801,8 @@ def call_numpy_directly(program: Program) -> Program:
     return result
 
 
-# Direct calls before CSE, which then merges the reduction that `mean` and `var` of one array share.
+# Direct calls before CSE, which then merges the reduction and division that `var` and a `mean`
+# with keepdims=True over the same axis of one array share.
 PASSES = (fold_shape_only, call_numpy_directly, eliminate_common_subexpressions, eliminate_dead_code,
           reuse_dead_buffers)
 
