@@ -112,6 +112,11 @@ rewrites = Counter((line.split(" = ")[1].split("(")[0],
 rewritten = Counter(op.name for op in folded.ops if op.out in after_fun and after_fun[op.out] is not op.fun)
 split = sum(len(line.split("->")[1].split(";")) - 1 for line in direct_report.changed)
 assert direct_report.after == direct_report.before - len(broadcasts_removed) + split
+assert [line.split(" = ")[1].split("(")[0] for line in direct_report.changed if ";" in line] == ["mean"]
+removed_vars = {op.out for op in folded.ops} - set(after_fun)
+assert len(removed_vars) == len(broadcasts_removed)
+assert all(isinstance(user.fun, np.ufunc) for user in folded.ops  # read only by ufuncs
+           if removed_vars & set(_refs_in((user.args, user.kwargs))))
 # Both folded reshapes are the max rule's (`grad_chooser`): of its answer, read by the `equal`
 # that marks the winners, and of its cotangent, read by the `divide` by their count.
 reshaped = {op.out: op.args[0].var for op in raw.ops
