@@ -48,12 +48,14 @@ and `Staged.program(...).passes` lists what each one did:
   largest total size of the values alive at once, computed from the program's shapes and dtypes
   (a view, such as a reshape, costs no bytes of its own and keeps what it views alive).
 * **calling NumPy directly** (`call_numpy_directly`): `ad_core.numpy`'s `sum`, `mean`, `max`,
-  `var`, `reshape` and indexing check their argument's type and dtype on every call before
-  they reach NumPy's C functions, and NumPy's own public functions (`dot`, `where`, ...) first
-  ask their arguments whether they override them (`__array_function__`). The cache key fixes
-  every argument's type, shape and dtype, so the program calls the C functions these end in
-  (`add.reduce`, `ndarray.reshape`, `operator.getitem`, NumPy's implementation of `dot`),
-  the same arithmetic in the same order.
+  `min`, `var`, `reshape`, `transpose` and indexing check their argument's type and dtype on
+  every call before they reach NumPy's C functions, and NumPy's own public functions (`dot`,
+  `where`, ...) first ask their arguments whether they override them (`__array_function__`).
+  The cache key fixes every argument's type, shape and dtype, so the program calls the C
+  functions these end in (`add.reduce`, `maximum.reduce`, `minimum.reduce`, `ndarray.reshape`,
+  `ndarray.transpose`, `operator.getitem`, each public function's implementation), the same
+  arithmetic in the same order; a `broadcast_to` that only elementwise ufuncs read is left to
+  them.
 * **reusing dead buffers** (`reuse_dead_buffers`): an elementwise ufunc whose argument dies at
   that call writes its result into the argument's buffer (`out=`), so a large temporary is not
   freed and allocated again.
@@ -67,10 +69,11 @@ What a program is specialised to, and what is refused:
 * **Inputs and constants.** Every array passed as an argument is an input, replaced on every
   call, integer arrays included: a batch of token ids indexing an embedding is an input, and so
   is every integer or boolean value computed from one. Arrays the function *closes over*
-  (globals, closure cells, default arguments) are constants: the program keeps the array it saw
-  at staging time, and work that depends only on constants is done once, at staging time. Pass
-  an array as an argument if it changes between calls; do not modify a closed-over array in
-  place after staging (call `clear_cache()` if you must).
+  (globals, closure cells, default arguments) are constants: the program keeps a read-only
+  copy of each, made when the staging trace first meets it, and work that depends only on
+  constants is done once, at staging time, on the same values. Changing a closed-over array in
+  place after staging therefore changes nothing the program computes; pass an array as an
+  argument if it changes between calls, or call `clear_cache()` to stage again.
 * **Values cannot steer Python.** A staged program replays the same calls whatever the values,
   so Python control flow that depends on a traced value cannot be staged: `if t:`, `bool(t)`,
   `float(t)`, `int(t)`, `t.item()`, `t.tolist()` and passing `t` to a plain NumPy function raise
@@ -798,7 +801,8 @@ def call_numpy_directly(program: Program) -> Program:
     return result
 
 
-# Direct calls before CSE, which then merges the reduction that `mean` and `var` of one array share.
+# Direct calls before CSE, which then merges the reduction and division that `var` and a `mean`
+# with keepdims=True over the same axis of one array share.
 PASSES = (fold_shape_only, call_numpy_directly, eliminate_common_subexpressions, eliminate_dead_code,
           reuse_dead_buffers)
 
@@ -877,6 +881,7 @@ class _Recorder:
         self.values: dict[int, Any] = {}
         self.next_var = 0
         self.shape_queries = 0
+        self.copies: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # id -> (array, its copy)
 
     # -- values and calls ---------------------------------------------------------------------
     def new_var(self, value: Any) -> int:
@@ -908,9 +913,24 @@ class _Recorder:
             return {key: self.template(value) for key, value in x.items()}
         if isinstance(x, slice):
             return slice(*(self.template(p) for p in (x.start, x.stop, x.step)))
-        if isinstance(x, np.ndarray) and x.dtype == object:
-            self.refuse("an object array holding traced values cannot be staged")
+        if isinstance(x, np.ndarray):
+            if x.dtype == object:
+                self.refuse("an object array holding traced values cannot be staged")
+            return self.constant(x)
         return x
+
+    def constant(self, array: np.ndarray) -> np.ndarray:
+        """The program's copy of an array that is not traced (one the function closes over, or
+        made while tracing): the value as it is now, so that a later in-place change of the
+        caller's array cannot reach the calls the program replays while the work folded at
+        staging time keeps the old value. One copy per array, so that two uses stay one
+        constant (and common-subexpression elimination still sees the same argument)."""
+        entry = self.copies.get(id(array))
+        if entry is None:
+            copy = array.copy()
+            copy.flags.writeable = False
+            entry = self.copies[id(array)] = (array, copy)  # the array kept alive: its id stays its own
+        return entry[1]
 
     def outermost(self, x: Any) -> Any:
         """A box of a differentiation trace, opened down to our box (or its raw value)."""
@@ -1243,7 +1263,7 @@ def _output_template(x: Any, recorder: _Recorder) -> Any:
         return tuple(items) if isinstance(x, tuple) else items
     if isinstance(x, dict):
         return {key: _output_template(value, recorder) for key, value in x.items()}
-    return x
+    return recorder.constant(x) if isinstance(x, np.ndarray) else x
 
 
 def _var_info(values: dict[int, Any]) -> dict[int, VarInfo]:

@@ -86,6 +86,36 @@ def bytes_if_never_freed(program, *args) -> int:
     return total
 
 
+def program_values(program, *args) -> dict:
+    """Every value of `program` on real arguments: its calls run one by one, each result copied
+    (no `del`, no `out=`)."""
+    values = dict(zip(program.inputs, program_inputs(program, *args), strict=True))
+    for op in program.ops:
+        args_, kwargs = _substitute((op.args, op.kwargs), values.__getitem__)
+        values[op.out] = np.array(op.fun(*args_, **kwargs), copy=True)
+    return values
+
+
+def first_equal(values: dict, array) -> int | None:
+    """The first value (in program order) with the shape and the bits of `array`."""
+    return next((var for var, value in values.items()
+                 if np.shape(value) == np.shape(array) and np.array_equal(value, array)), None)
+
+
+def hand_line(path: str, region: str, pattern: str) -> str:
+    """The one line inside the `--8<--` region `region` of the file at `path` that `pattern`
+    matches, without its comment."""
+    lines, inside = [], False
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        marker = re.search(r"--8<-- \[(start|end):(\w+)\]", line)
+        if marker and marker.group(2) == region:
+            inside = marker.group(1) == "start"
+        elif inside and re.search(pattern, line):
+            lines.append(line.split("  #")[0].strip())
+    assert len(lines) == 1, (region, pattern, lines)
+    return lines[0]
+
+
 def program_inputs(program, *args) -> list:
     """The arrays `program` takes, found in `args` by its `input_paths` (`args[0]['C']`)."""
     found = []
@@ -113,6 +143,24 @@ def python_frames(run, inputs, install) -> int:
     finally:
         install(None)
     return entered
+
+
+def program_runs(call) -> tuple:
+    """How many times `call()` enters the Python function a staged program compiles to (its
+    code's file name is `<staged name>`), counted with `sys.setprofile`."""
+    entered = 0
+
+    def hook(frame, event, arg):
+        nonlocal entered
+        code = frame.f_code  # the function, not the module code that defines it
+        entered += event == "call" and code.co_filename.startswith("<staged ") and code.co_name != "<module>"
+
+    sys.setprofile(hook)
+    try:
+        result = call()
+    finally:
+        sys.setprofile(None)
+    return entered, result
 
 
 def executed_gradient_lines(run, functions) -> int:

@@ -1,11 +1,12 @@
 """Part III's training step, staged: its program, and what the program computes about itself."""
 
+import re
 from pathlib import Path
 
 import numpy as np
 
 from ad_core import stage
-from bookkit import checked, collapsible, load_snippet_module, observed, text, yes_no
+from bookkit import checked, collapsible, load_snippet_module, md_table, observed, text, yes_no
 
 helpers = load_snippet_module(Path(__file__).with_name("_staged_mlp.py"))
 backward_by_hand = load_snippet_module("snippets/network_by_hand/_backward.py").backward_by_hand
@@ -77,3 +78,43 @@ print(text(
     forward=checked(loss_only.n_calls, against=helpers.count_calls(loss_only.listing())),
     peak=checked(program.peak_bytes, against=helpers.brute_force_peak(program)),
 ))
+
+# The two backward passes side by side: every array the hand-written pass names, found among the
+# program's values (the program's calls run one by one on this minibatch, no buffer reused).
+values = helpers.program_values(program, params, Xb, Yb)
+found = {name: helpers.first_equal(values, hand[name]) for name in hand}
+assert all(var is not None for var in found.values())
+position = {op.out: index for index, op in enumerate(program.ops)}
+
+
+def calls_between(previous: str | None, this: str) -> list[str]:
+    """The program's lines after the one that computes hand[previous] up to the one that computes
+    hand[this]: the calls the program makes for that step of the hand-written pass."""
+    start = -1 if previous is None else position[found[previous]]
+    return [f"`{program.var_name(op.out)} = {program.call_text(op)}`"
+            for op in program.ops[start + 1 : position[found[this]] + 1]
+            if previous is not None or op.out == found[this]]
+
+
+steps = [  # (step, its region of Part III's file and the lines there, the gradients around it)
+    ("the loss picks one entry per row", "loss_backward", [r"zeros_like", r"\] = "], None, "logprobs"),
+    ("the row maximum's second path", "max_path", [r"argmax", r"\] \+= "], "logit_maxes", "logits"),
+    ("the square in the variance", "batchnorm_backward", [r"dbndiff \+= "], "bndiff2", "bndiff"),
+    ("the embedding's rows", "embedding", [r"zeros_like", r"add\.at"], "emb", "C"),
+]
+hand_file = "snippets/network_by_hand/_backward.py"
+rows = [[step, "<br>".join(f"`{helpers.hand_line(hand_file, region, pattern)}`" for pattern in patterns),
+         "<br>".join(calls_between(previous, this))] for step, region, patterns, previous, this in steps]
+print()
+print(text(
+    "Part III's hand-written backward pass is atomic too: each of the {named} arrays it names, "
+    "from `dlogprobs` to `dC`, is a value of this program on this minibatch, bit for bit: {all_found}. The "
+    "program's calls come from the engine's rules, written for any input, so at these steps it "
+    "computes the same values by other calls:",
+    named=checked(len(hand), against=len(re.findall(r'^ +"\w+": d\w+,$', Path(
+        "snippets/network_by_hand/_backward.py").read_text(encoding="utf-8"), flags=re.M))),
+    all_found=checked(all(np.array_equal(values[found[name]], hand[name]) for name in hand)
+                      and len(found) == len(set(hand)), against=True, shown_as=yes_no),
+))
+print()
+print(md_table(["step", "Part III, by hand", "the staged program"], rows))

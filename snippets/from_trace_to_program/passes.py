@@ -1,6 +1,7 @@
 """Each optimisation pass on a small example of its own and on Part III's training step."""
 
 import sys
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -8,13 +9,15 @@ import numpy as np
 import ad_core.numpy as anp
 from ad_core import grad, stage
 from ad_core.staging import (
+    _refs_in,
     call_numpy_directly,
     eliminate_common_subexpressions,
     eliminate_dead_code,
     fold_shape_only,
     reuse_dead_buffers,
 )
-from bookkit import checked, load_snippet_module, md_table, text
+from bookkit import checked, given, load_snippet_module, md_table, text
+from bookkit.claims import Rendered
 
 helpers = load_snippet_module(Path(__file__).with_name("_staged_mlp.py"))
 x = np.linspace(-1.0, 1.0, 4)
@@ -88,9 +91,71 @@ assert program.source == helpers.program.source  # the same passes stage() runs,
 print(md_table(["pass on Part III's training step", "calls before", "calls after",
                 "peak live bytes after", "lines removed or rewritten"], mlp_rows))
 
+# Why the first two passes change the count of calls on Part III's step, from the programs.
+raw = helpers.raw
+folded = fold_shape_only(raw)
+direct = call_numpy_directly(folded)
+same_shape_reshapes = sum(op.name == "reshape" and raw.info[op.args[0].var].shape == raw.info[op.out].shape
+                          for op in raw.ops)
+fold_removed = Counter(line.split(" = ")[1].split("(")[0] for line in folded.passes[-1].removed)
+assert set(fold_removed) == {"reshape"}  # nothing else is folded on this step
+direct_report = direct.passes[-1]
+broadcasts_removed = [line for line in direct_report.removed if " = broadcast_to(" in line]
+assert len(broadcasts_removed) == len(direct_report.removed)  # the pass removes only broadcasts
+after_fun = {op.out: op.fun for op in direct.ops}
+# Each rewrite, as the pass reports it (`t4 = sum(...)  ->  add.reduce(...)`) ...
+rewrites = Counter((line.split(" = ")[1].split("(")[0],
+                    " and ".join(f"`{part.strip().split('(')[0]}`"
+                                 for part in line.split("->")[1].split(";")))
+                   for line in direct_report.changed)
+# ... and counted from the programs: calls of `folded` whose result `direct` computes with another function.
+rewritten = Counter(op.name for op in folded.ops if op.out in after_fun and after_fun[op.out] is not op.fun)
+split = sum(len(line.split("->")[1].split(";")) - 1 for line in direct_report.changed)
+assert direct_report.after == direct_report.before - len(broadcasts_removed) + split
+assert [line.split(" = ")[1].split("(")[0] for line in direct_report.changed if ";" in line] == ["mean"]
+removed_vars = {op.out for op in folded.ops} - set(after_fun)
+assert len(removed_vars) == len(broadcasts_removed)
+assert all(isinstance(user.fun, np.ufunc) for user in folded.ops  # read only by ufuncs
+           if removed_vars & set(_refs_in((user.args, user.kwargs))))
+# Both folded reshapes are the max rule's (`grad_chooser`): of its answer, read by the `equal`
+# that marks the winners, and of its cotangent, read by the `divide` by their count.
+reshaped = {op.out: op.args[0].var for op in raw.ops
+            if op.name == "reshape" and raw.info[op.args[0].var].shape == raw.info[op.out].shape}
+readers = {next(user.name for user in raw.ops if var in set(_refs_in(user.args))) for var in reshaped}
+max_out = next(op.out for op in raw.ops if op.name == "max")
+assert readers == {"equal", "divide"} and max_out in reshaped.values()
+ordered = sorted(rewrites.items(), key=lambda item: (-item[1], item[0]))
+# A rewrite that keeps its name calls the NumPy function's implementation, `__wrapped__`.
+same_name = {name for (name, target), _ in ordered if target == f"`{name}`"}
+assert all(after_fun[op.out] is op.fun.__wrapped__ for op in folded.ops
+           if op.name in same_name and after_fun.get(op.out, op.fun) is not op.fun)
+print()
+print(text(
+    "Folding removes {reshapes} `reshape` calls to the shape their argument already has: the rule "
+    "of `max` reshapes its answer and its cotangent to the kept shape, which `keepdims=True` "
+    "already gives them. Calling "
+    "NumPy directly removes {broadcasts} `broadcast_to` calls that only ufuncs read, since a ufunc "
+    "broadcasts its arguments itself, and writes the loss's `mean` as two calls, hence "
+    "{before} calls before it and {after} after. It rewrites ",
+    reshapes=checked(fold_removed["reshape"], against=same_shape_reshapes),
+    broadcasts=checked(len(broadcasts_removed),
+                       against=folded.counts()["broadcast_to"] - direct.counts().get("broadcast_to", 0)),
+    before=checked(direct_report.before, against=folded.n_calls),
+    after=checked(direct_report.after, against=direct.n_calls),
+) + Rendered(", ").join(
+    text("{count} `{name}` into {target}", name=given(name, shown_as=str),
+         target=given(target, shown_as=str),
+         count=checked(count, against=rewritten[name]))
+    for (name, target), count in ordered if target != f"`{name}`")
+    + text(", and ")
+    + Rendered(" and ").join(
+        text("{count} `{name}`", name=given(name, shown_as=str),
+             count=checked(count, against=rewritten[name]))
+        for (name, target), count in ordered if target == f"`{name}`")
+    + text(" into NumPy's implementation of each, without the `__array_function__` protocol."))
+
 # What calling NumPy directly saves is interpreter work: Python functions entered per replay.
 inputs = helpers.program_inputs(helpers.raw, helpers.params, helpers.Xb, helpers.Yb)
-folded = fold_shape_only(helpers.raw)
 frames = {name: (helpers.python_frames(run, inputs, sys.setprofile),
                  helpers.python_frames(run, inputs, sys.settrace))
           for name, run in (("before", folded.compile()), ("after", call_numpy_directly(folded).compile()))}

@@ -17,7 +17,7 @@ def f(x):
 
 staged = stage(grad(f))
 x = np.linspace(-1.0, 1.0, 4)
-gradient = staged(x)  # the first call traces; later calls with a (4,) float64 replay
+gradient = staged(x)  # traces, then runs the program; later (4,) float64 calls only run it
 program = staged.program(x)  # str(program) is the listing below
 # --8<-- [end:stage]
 
@@ -26,6 +26,8 @@ raw = staged.raw_program(x)
 closed_form = np.tanh(x) + x * (1 - np.tanh(x) ** 2)
 assert np.allclose(gradient, closed_form, rtol=1e-15, atol=1e-15)
 other = np.linspace(-2.0, 3.0, 4)
+# What the first call returns: a fresh staging of the same function, its first call watched.
+runs, first = helpers.program_runs(lambda: stage(grad(f))(x))
 
 print("As traced, before any pass:\n")
 print(observed(str(raw)))
@@ -38,4 +40,13 @@ print(text(
     raw=checked(raw.n_calls, against=helpers.count_calls(str(raw))),
     kept=checked(program.n_calls, against=helpers.count_calls(str(program))),
     same=checked(bool(np.array_equal(staged(other), grad(f)(other))), against=True, shown_as=yes_no),
+))
+print()
+assert runs == 1  # the first call ran the compiled program once
+print(text(
+    "The first call traces, compiles, and then runs the program on its arguments, so it "
+    "returns the program's result, not the values the trace computed on the way; it and a later "
+    "replay on the same input are the same bits: {same}.",
+    same=checked(bool(np.array_equal(first, staged(x)) and np.array_equal(gradient, first)),
+                 against=True, shown_as=yes_no),
 ))

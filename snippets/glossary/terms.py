@@ -543,7 +543,8 @@ TERMS = [
     # terms of from_trace_to_program
     Term("staging", "分阶段 (追踪成程序)",
          "Tracing a function once into a flat program of primitive calls, forward and backward, "
-         "and running that program on later calls with the same shapes and dtypes.",
+         "and running that program on every call whose arrays have the same shapes and dtypes "
+         "and whose other arguments have the same values.",
          ("part4/from-trace-to-program.md",), ("staged",)),
     Term("dead-code elimination", "死代码消除",
          "Removing each call of a program whose result no output needs, directly or through later "

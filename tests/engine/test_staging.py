@@ -276,10 +276,44 @@ def test_closed_over_arrays_are_constants(rng) -> None:
     staged = stage(grad(f))
     before = staged(table)
     program = staged.program(table)
-    assert any(value is ids for value in program.constants.values())
+    # a read-only copy of the ids, not the caller's array
+    copies = [value for value in program.constants.values()
+              if isinstance(value, np.ndarray) and value.dtype == ids.dtype and np.array_equal(value, ids)]
+    assert len(copies) == 1 and copies[0] is not ids and not copies[0].flags.writeable
     other = rng.standard_normal((5, 2))
     assert_bitwise(staged(other), grad(f)(other))  # the table is an input
     assert_bitwise(before, grad(f)(table))
+
+
+def test_a_closed_over_array_changed_in_place_after_staging_keeps_its_staged_value() -> None:
+    """The program replays `x * w` and keeps `sum(ones_like(x) * w)`, folded at staging time:
+    were `w` held by reference, a replay after `w[:] = ...` would mix the new `w` with the old
+    sum and match neither the old nor the new eager result. As with `jax.jit`, the program keeps
+    the value `w` had when it was staged, in both places."""
+    w = np.array([1.0, 2.0])
+
+    def f(x):
+        return x * w + anp.sum(anp.ones_like(x) * w)
+
+    x = np.array([1.0, 1.0])
+    staged = stage(f)
+    first = staged(x)
+    old = f(x)
+    w[:] = [10.0, 20.0]
+    assert not np.array_equal(f(x), old)  # the eager function sees the change
+    assert_bitwise(staged(x), old)
+    assert_bitwise(first, old)
+    staged.clear_cache()  # staging again reads the new values
+    assert_bitwise(staged(x), f(x))
+
+
+def test_a_closed_over_array_used_twice_is_one_constant(rng) -> None:
+    w = rng.standard_normal(3)
+    staged = stage(lambda x: anp.sin(x * w) + anp.sin(x * w))
+    x = rng.standard_normal(3)
+    program = staged.program(x)
+    assert len(program.constants) == 1 and program.counts()["multiply"] == 1  # CSE merged them
+    assert_bitwise(staged(x), anp.sin(x * w) + anp.sin(x * w))
 
 
 # -- refusals ---------------------------------------------------------------------------------
