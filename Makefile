@@ -55,23 +55,25 @@ browser:
 	fi
 
 # One strict build serves the whole suite (BOOK_BUILT_SITE: the docs-build test, the snippet
-# tests, the browser test); the browser test, which mostly waits on Chromium, runs beside the
-# rest, and HIPS/autograd's suite beside both.
+# tests, the browser test). It runs beside the suite: tests that need no site (the engine, the
+# build harness) run meanwhile, and the first test that needs the site waits for it
+# (BOOK_SITE_BUILDING). The browser test, which mostly waits on Chromium, and HIPS/autograd's
+# suite run beside the rest.
 TEST_SITE := test-artifacts/site
 test: $(INSTALLED) $(ASSETS) browser
 	$(BIN)/ruff check .
-	rm -rf $(TEST_SITE) $(TEST_SITE).snippet-outputs.json && mkdir -p test-artifacts
-	$(BIN)/python -c 'import sys; from pathlib import Path; from bookkit.testing import mkdocs_build; \
-	  r = mkdocs_build(None, Path("$(TEST_SITE)").resolve()); \
-	  r.returncode and sys.exit("mkdocs build --strict failed:\n" + r.stderr[-20000:])'
-	@export BOOK_BUILT_SITE=$(CURDIR)/$(TEST_SITE); \
+	rm -rf $(TEST_SITE) $(TEST_SITE).*.json && mkdir -p test-artifacts
+	@export BOOK_BUILT_SITE=$(CURDIR)/$(TEST_SITE) BOOK_SITE_BUILDING=1; \
+	  $(BIN)/python -m bookkit.testing build $(TEST_SITE) & build=$$!; \
 	  $(BIN)/python -m pytest -q tests/test_browser.py > test-artifacts/browser-test.log 2>&1 & browser=$$!; \
 	  $(BIN)/python tools/autograd_suite/run.py > test-artifacts/autograd-suite.log 2>&1 & suite=$$!; \
 	  $(BIN)/python -m pytest --ignore=tests/test_browser.py; rest=$$?; \
-	  wait $$browser; browser_status=$$?; wait $$suite; suite_status=$$?; \
+	  wait $$build; build_status=$$?; wait $$browser; browser_status=$$?; wait $$suite; suite_status=$$?; \
+	  if [ $$build_status != 0 ]; then echo "--- mkdocs build --strict failed ---"; \
+	    $(BIN)/python -c 'import json, sys; print(json.load(open(sys.argv[1]))["log"])' $(TEST_SITE).build-status.json; fi; \
 	  echo "--- browser test (test-artifacts/browser-test.log) ---"; tail -n 25 test-artifacts/browser-test.log; \
 	  echo "--- HIPS/autograd suite (test-artifacts/autograd-suite.log) ---"; tail -n 15 test-artifacts/autograd-suite.log; \
-	  test $$rest = 0 && test $$browser_status = 0 && test $$suite_status = 0
+	  test $$build_status = 0 && test $$rest = 0 && test $$browser_status = 0 && test $$suite_status = 0
 
 # HIPS/autograd 1.9.1's own test files, run on autograd and on ad_core (see the README).
 autograd-suite: $(INSTALLED)

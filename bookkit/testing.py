@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from html.parser import HTMLParser
@@ -212,6 +214,38 @@ def mkdocs_build(config: Path | None, site_dir: Path, cwd: Path = REPO_ROOT) -> 
     return run_python(arguments, environment, BUILD_TIMEOUT_SECONDS, cwd=cwd)
 
 
+def build_status_file(site_dir: Path) -> Path:
+    """Where `build_for_tests` writes how the build ended (next to the site, like the outputs)."""
+    return site_dir.with_name(site_dir.name + ".build-status.json")
+
+
+def build_for_tests(site_dir: Path) -> int:
+    """Build the book into `site_dir` for a test run that started beside the build, then write
+    `build_status_file(site_dir)`: the exit code and the end of MkDocs' log. The file appears
+    whole (written, then renamed), so a test waiting for it never reads half of it."""
+    try:
+        result = mkdocs_build(None, site_dir)
+        returncode, log = result.returncode, result.stderr[-20000:]
+    except Exception as error:  # a timeout, say: the waiting tests must still hear of it
+        returncode, log = 1, f"the build did not finish: {error!r}"
+    status = build_status_file(site_dir)
+    partial = status.with_suffix(".partial")
+    partial.write_text(json.dumps({"returncode": returncode, "log": log}), "utf-8")
+    partial.replace(status)
+    return returncode
+
+
+def wait_for_build(site_dir: Path, timeout: float = BUILD_TIMEOUT_SECONDS) -> dict:
+    """Wait until `build_for_tests` has finished building `site_dir`; return its status."""
+    status = build_status_file(site_dir)
+    deadline = time.monotonic() + timeout
+    while not status.exists():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"no build of {site_dir} finished within {timeout:.0f} s ({status} missing)")
+        time.sleep(0.2)
+    return json.loads(status.read_text("utf-8"))
+
+
 def run_python(
     arguments: list[str], environment: dict[str, str], timeout: float, cwd: Path = REPO_ROOT
 ) -> subprocess.CompletedProcess:
@@ -364,3 +398,10 @@ def array_from_cell(cell: str) -> np.ndarray:
     if not (inner.startswith("[") and inner.endswith("]")):
         raise ValueError(f"not an array cell: {cell!r}")
     return np.array([float(value) for value in inner[1:-1].split()], dtype=float)
+
+
+if __name__ == "__main__":
+    # `python -m bookkit.testing build SITE`: the build `make test` starts beside the suite.
+    if sys.argv[1:2] != ["build"] or len(sys.argv) != 3:
+        sys.exit("usage: python -m bookkit.testing build SITE_DIR")
+    sys.exit(build_for_tests(Path(sys.argv[2]).resolve()))

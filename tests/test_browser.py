@@ -15,6 +15,7 @@ import json
 import re
 import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -88,12 +89,15 @@ def _page_urls(site: Path) -> list[str]:
 SITE_URL = "http://127.0.0.1:8000/"  # mkdocs.yml's site_url, written into sitemap.xml
 
 
-@pytest.fixture(scope="module")
-def site_server(built_site: Path) -> Iterator[str]:
-    """The built site over HTTP on 127.0.0.1, on a free port, from a background thread."""
+@contextlib.contextmanager
+def _serve(site: Path, served: _Served | None = None) -> Iterator[str]:
+    """The built site over HTTP on 127.0.0.1, on a free port, from a background thread; what
+    it sends is counted in `served`."""
     server = http.server.ThreadingHTTPServer((LOCAL_HOST, 0), None)
     base_url = f"http://{LOCAL_HOST}:{server.server_address[1]}/"
-    server.RequestHandlerClass = functools.partial(_SiteHandler, directory=str(built_site), base_url=base_url)
+    server.RequestHandlerClass = functools.partial(
+        _SiteHandler, directory=str(site), base_url=base_url, served=served
+    )
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -104,17 +108,24 @@ def site_server(built_site: Path) -> Iterator[str]:
         thread.join(timeout=10)
 
 
+@pytest.fixture(scope="module")
+def site_server(built_site: Path) -> Iterator[str]:
+    with _serve(built_site) as base_url:
+        yield base_url
+
+
 class _SiteHandler(http.server.SimpleHTTPRequestHandler):
     """Serves the site; sitemap.xml names the test server instead of `site_url`, because
     Material's instant navigation only intercepts links whose port matches the sitemap's."""
 
-    def __init__(self, *args: object, base_url: str, **kwargs: object) -> None:
+    def __init__(self, *args: object, base_url: str, served: _Served | None, **kwargs: object) -> None:
         self.base_url = base_url
+        self.served = served
         super().__init__(*args, **kwargs)
 
     def send_header(self, keyword: str, value: str) -> None:
-        if keyword.lower() == "content-length":
-            SERVED.add(self.path.split("?")[0], int(value))
+        if keyword.lower() == "content-length" and self.served is not None:
+            self.served.add(self.path.split("?")[0], int(value))
         super().send_header(keyword, value)
 
     def do_GET(self) -> None:
@@ -133,6 +144,18 @@ class _SiteHandler(http.server.SimpleHTTPRequestHandler):
         pass  # one line per asset would drown the test output
 
 
+@contextlib.contextmanager
+def _chromium() -> Iterator[object]:
+    """Debian's Chromium, driven by a Playwright of this thread's own (Playwright's sync API
+    belongs to the thread that started it)."""
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
     if not CHROMIUM.exists():
@@ -141,12 +164,8 @@ def browser() -> Iterator[object]:
             "Install it with `apt-get install chromium` (.ci/run does this).",
             pytrace=False,
         )
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    with _chromium() as chromium:
+        yield chromium
 
 
 PROBE = (Path(__file__).with_name("_page_probe.js")).read_text(encoding="utf-8")
@@ -211,10 +230,13 @@ def _check_page(
             probe["bytes"], probe["requests"] = served.total(), served.paths()
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         suffix = "" if viewport == "desktop" else f"-{viewport}"
-        name = (page_url.strip("/").replace("/", "--") or "home") + f"-{scheme}{suffix}.png"
+        name = (page_url.strip("/").replace("/", "--") or "home") + f"-{scheme}{suffix}.jpg"
         # The whole page at 1280 px; the first screen on a phone (a full phone page is tall
-        # and slow to capture, and its layout is checked by the probe).
-        page.screenshot(path=str(SCREENSHOTS / name), full_page=viewport == "desktop")
+        # and slow to capture, and its layout is checked by the probe). JPEG: a full page
+        # encodes in about half the time of a PNG, and a reviewer reads it as well.
+        page.screenshot(
+            path=str(SCREENSHOTS / name), full_page=viewport == "desktop", type="jpeg", quality=80
+        )
     finally:
         context.close()
     return problems, probe
@@ -244,7 +266,6 @@ class _Served:
             return dict(self._sent)
 
 
-SERVED = _Served()
 ARTIFACTS = REPO_ROOT / "test-artifacts"
 HOME_PAGE_BUDGET = 600 * 1024  # bytes the home page loads on a first visit, all requests
 MAX_SCROLLING = 5  # code blocks, and tables, that may scroll sideways at 1280 px, in the whole book
@@ -263,17 +284,36 @@ def test_site_has_pages(built_site: Path) -> None:
     assert not missing, f"nav pages the browser test would not visit: {missing}"
 
 
+VISIT_WORKERS = 3  # Chromiums loading pages at once: a page load mostly waits, on a 2-core machine too
+
+
 @pytest.fixture(scope="module")
-def visits(built_site: Path, site_server: str, browser: object) -> dict[tuple[str, str, str], tuple]:
-    """Every page, once in each scheme at 1280 px and once on a phone (390 px, light).
+def visits(built_site: Path, browser: object) -> dict[tuple[str, str, str], tuple]:
+    """Every page, once in each scheme at 1280 px and once on a phone (390 px, light), shared
+    among VISIT_WORKERS threads, each with its own Chromium and its own server (so the bytes a
+    page loads are counted by a server that serves only that page).
     The figures go to test-artifacts/browser-report.json for a reviewer."""
-    results = {}
-    for page_url in _page_urls(built_site):
-        for scheme, viewport in (("light", "desktop"), ("dark", "desktop"), ("light", "phone")):
-            served = SERVED if (scheme, viewport) == ("light", "desktop") else None
-            results[page_url, scheme, viewport] = _check_page(
-                browser, site_server, page_url, scheme, viewport, served=served
-            )
+    wanted = [
+        (page_url, scheme, viewport)
+        for page_url in _page_urls(built_site)
+        for scheme, viewport in (("light", "desktop"), ("dark", "desktop"), ("light", "phone"))
+    ]
+
+    def visit_share(share: list[tuple[str, str, str]]) -> dict[tuple[str, str, str], tuple]:
+        served = _Served()
+        found = {}
+        with _serve(built_site, served) as base_url, _chromium() as chromium:
+            for page_url, scheme, viewport in share:
+                counted = served if (scheme, viewport) == ("light", "desktop") else None
+                found[page_url, scheme, viewport] = _check_page(
+                    chromium, base_url, page_url, scheme, viewport, served=counted
+                )
+        return found
+
+    with ThreadPoolExecutor(max_workers=VISIT_WORKERS) as pool:
+        shares = pool.map(visit_share, [wanted[i::VISIT_WORKERS] for i in range(VISIT_WORKERS)])
+        results = {visit: outcome for share in shares for visit, outcome in share.items()}
+    results = {visit: results[visit] for visit in wanted}
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     report = {f"/{url} {scheme} {viewport}": probe for (url, scheme, viewport), (_, probe) in results.items()}
     (ARTIFACTS / "browser-report.json").write_text(json.dumps(report, indent=1, ensure_ascii=False), "utf-8")
