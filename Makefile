@@ -63,7 +63,7 @@ TEST_SITE := test-artifacts/site
 test: $(INSTALLED) $(ASSETS) browser
 	$(BIN)/ruff check .
 	rm -rf $(TEST_SITE) $(TEST_SITE).*.json && mkdir -p test-artifacts
-	@export BOOK_BUILT_SITE=$(CURDIR)/$(TEST_SITE) BOOK_SITE_BUILDING=1; \
+	@started=$$(date +%s); export BOOK_BUILT_SITE=$(CURDIR)/$(TEST_SITE) BOOK_SITE_BUILDING=1; \
 	  $(BIN)/python -m bookkit.testing build $(TEST_SITE) & build=$$!; \
 	  $(BIN)/python -m pytest -q tests/test_browser.py > test-artifacts/browser-test.log 2>&1 & browser=$$!; \
 	  $(BIN)/python tools/autograd_suite/run.py > test-artifacts/autograd-suite.log 2>&1 & suite=$$!; \
@@ -73,6 +73,8 @@ test: $(INSTALLED) $(ASSETS) browser
 	    $(BIN)/python -c 'import json, sys; print(json.load(open(sys.argv[1]))["log"])' $(TEST_SITE).build-status.json; fi; \
 	  echo "--- browser test (test-artifacts/browser-test.log) ---"; tail -n 25 test-artifacts/browser-test.log; \
 	  echo "--- HIPS/autograd suite (test-artifacts/autograd-suite.log) ---"; tail -n 15 test-artifacts/autograd-suite.log; \
+	  echo "--- make test: $$(( $$(date +%s) - started )) s from the build's start to the last check; the build took" \
+	    "$$($(BIN)/python -c 'import json, sys; print(json.load(open(sys.argv[1]))["seconds"])' $(TEST_SITE).build-status.json) s ---"; \
 	  test $$build_status = 0 && test $$rest = 0 && test $$browser_status = 0 && test $$suite_status = 0
 
 # HIPS/autograd 1.9.1's own test files, run on autograd and on ad_core (see the README).

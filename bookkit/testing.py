@@ -221,16 +221,18 @@ def build_status_file(site_dir: Path) -> Path:
 
 def build_for_tests(site_dir: Path) -> int:
     """Build the book into `site_dir` for a test run that started beside the build, then write
-    `build_status_file(site_dir)`: the exit code and the end of MkDocs' log. The file appears
-    whole (written, then renamed), so a test waiting for it never reads half of it."""
+    `build_status_file(site_dir)`: the exit code, the end of MkDocs' log and the seconds taken.
+    The file appears whole (written, then renamed), so a test waiting for it never reads half."""
+    started = time.perf_counter()
     try:
         result = mkdocs_build(None, site_dir)
         returncode, log = result.returncode, result.stderr[-20000:]
     except Exception as error:  # a timeout, say: the waiting tests must still hear of it
         returncode, log = 1, f"the build did not finish: {error!r}"
+    seconds = round(time.perf_counter() - started, 1)
     status = build_status_file(site_dir)
     partial = status.with_suffix(".partial")
-    partial.write_text(json.dumps({"returncode": returncode, "log": log}), "utf-8")
+    partial.write_text(json.dumps({"returncode": returncode, "log": log, "seconds": seconds}), "utf-8")
     partial.replace(status)
     return returncode
 
