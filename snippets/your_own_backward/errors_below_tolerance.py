@@ -1,5 +1,6 @@
 """An error smaller than the tolerance passes: the worked solution with a wrong `BN_EPS`, checked.
-What the exact column shows that the approximate column cannot."""
+What the exact column shows that the approximate column cannot, and when it cannot either: a
+right line not written as the engine computes it (then a smaller rtol finds the wrong line)."""
 
 from pathlib import Path
 
