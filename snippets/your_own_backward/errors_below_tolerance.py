@@ -59,9 +59,8 @@ print(text(
     "`bnvar` down differs from the engine's (none is bit-equal), but the wrong line's error is at "
     "most {rel:.1e} relative, below rtol = {rtol:g}: every row passes and the checker exits "
     "{status}. With {eps2:g} the only row flagged is `{late}`, far below the wrong line. In each "
-    "case the first row that is not bit-equal is `{first}`, the line that is wrong, because the "
-    "worked solution's right lines do the engine's floating-point operations in the engine's "
-    "order, and so are bit-equal to the engine's.",
+    "case the first row that is not bit-equal is `{first}`, the line that is wrong, because every "
+    "right line of the worked solution rounds as the engine's does (its report above).",
     forward=given(FORWARD_EPS),
     eps=given(1.1e-5),
     rel=checked(passing[3], against=rows[1][1].value, rtol=1e-15),
@@ -95,8 +94,8 @@ print(text(
     "A right line written differently is usually only close to the engine's. Write "
     "`{rewrite}` (right) in the attempt with {eps2:g}: the checker still flags only `{late}`, but "
     "the first row that is not bit-equal is now `{first}`, a right line far above the wrong one. "
-    "So the exact column finds an error below the tolerance only where your lines match the "
-    "engine's operation for operation. Otherwise tighten rtol: with `--rtol {tight:g}` the first "
+    "So the exact column finds an error below the tolerance only if the right lines above it "
+    "are bit-equal to the engine's. Otherwise tighten rtol: with `--rtol {tight:g}` the first "
     "row flagged on this attempt is `{tight_first}`, the wrong line.",
     rewrite=given(REWRITE[1]),
     eps2=given(1.2e-5),
