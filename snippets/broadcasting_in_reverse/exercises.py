@@ -145,9 +145,10 @@ questions.append(
             "shapes would even be enough: summing a rule's unreduced contribution down to the "
             "parent's shape by NumPy's rule (align from the right, sum the leading axes, then the "
             "stretched ones) gives the engine's VJP for `W + b` and `W * b` below. PyTorch {torch}'s "
-            "engine makes that choice: it sums a gradient that can be expanded to the input's shape. "
+            "engine makes that choice: it sums a gradient whose shape the input's shape broadcasts "
+            "to, and refuses any other mismatch. "
             "<!-- tested: tests/snippets/test_broadcasting_in_reverse.py::"
-            "test_pytorch_engine_sums_an_expandable_gradient -->",
+            "test_pytorch_engine_sums_a_gradient_the_input_broadcasts_to -->",
             torch=TORCH,
             line=checked(
                 check_line,

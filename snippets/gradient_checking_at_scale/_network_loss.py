@@ -13,6 +13,9 @@ worked = load_snippet_module("snippets/network_by_hand/_worked_example.py")
 model = worked.model
 example = worked.worked_example()
 PARAM_NAMES = model.PARAM_NAMES
+# The rtol of a check in each type: ten times the type's best median relative error of a central
+# difference, to one digit (step_size_by_dtype.py measures it and fails if these disagree).
+RTOL = {np.float32: 5e-4, np.float64: 1e-9}
 
 
 def loss(params: Mapping[str, np.ndarray], dtype: type = np.float64) -> float:

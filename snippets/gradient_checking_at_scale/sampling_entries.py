@@ -20,8 +20,9 @@ np.add.at(buggy_dC, example.Xb[:-1], grads["emb"][:-1])
 
 # Which entries a per-entry float64 check flags: every entry of C differenced, the rest right.
 numeric_C = net.entry_differences("C", 1e-4)
-flagged_C = ~(np.abs(buggy_dC - numeric_C) <= 1e-9 + 1e-6 * np.abs(numeric_C))
-assert np.all(np.abs(grads["C"] - numeric_C) <= 1e-9 + 1e-6 * np.abs(numeric_C))
+ATOL64, RTOL64 = 1e-9, net.RTOL[np.float64]
+flagged_C = ~(np.abs(buggy_dC - numeric_C) <= ATOL64 + RTOL64 * np.abs(numeric_C))
+assert np.all(np.abs(grads["C"] - numeric_C) <= ATOL64 + RTOL64 * np.abs(numeric_C))
 last_chars = np.unique(example.Xb[-1])
 assert set(np.flatnonzero(flagged_C.any(axis=1))) == set(last_chars.tolist())
 k = int(flagged_C.sum())

@@ -93,6 +93,15 @@ print()
 j64 = int(np.argmin(median_error[np.float64]))
 assert median_error[np.float64][-1] > 100 * median_error[np.float64][j64]
 ratio = median_error[np.float32][int(np.argmin(median_error[np.float32]))] / median_error[np.float64][j64]
+
+
+def about(v: float) -> str:
+    """``v`` to two significant digits, as $a \\times 10^{b}$ (rounded, not floored)."""
+    mantissa, exponent = f"{v:.1e}".split("e")
+    return f"${mantissa} \\times 10^{{{int(exponent)}}}$"
+
+
+best = {dtype: float(np.min(median_error[dtype])) for dtype in DTYPES}
 print(
     text(
         "The error is the median over {k} random unit directions in the parameter space of all {n} "
@@ -101,8 +110,9 @@ print(
         "$|L'''| = 3|L|$; here the loss is {loss:.2f} and its third derivative along a "
         "unit direction a median of {third:.1e}, "
         "so the best step is larger by $(3|L|/|L'''|)^{{1/3}} \\approx$ {scale:.0f} in both types. "
-        "At its best step float32 is about {ratio} times less accurate than float64: a float32 "
-        "check needs a tolerance near {tol32:.0e}, a float64 check can use one near {tol64:.0e}.",
+        "At its best step float32 is about {ratio} times less accurate than float64. This page sets "
+        "a check's rtol to ten times its type's best error, a margin for the directions and "
+        "entries worse than the median: {tol32:.0e} in float32, {tol64:.0e} in float64.",
         k=given(DIRECTIONS),
         n=checked(
             sum(v.size for v in example.params.values()),
@@ -121,10 +131,10 @@ print(
         ratio=checked(
             float(ratio),
             against=float(rows[0][5].value / rows[1][5].value),
-            shown_as=lambda v: f"$10^{{{int(np.floor(np.log10(v)))}}}$",
+            shown_as=about,
         ),
-        tol32=given(10 * float(rows[0][5].value), shown_as=lambda v: f"{v:.0e}"),
-        tol64=given(10 * float(rows[1][5].value), shown_as=lambda v: f"{v:.0e}"),
+        tol32=checked(net.RTOL[np.float32], against=float(f"{10 * best[np.float32]:.0e}")),
+        tol64=checked(net.RTOL[np.float64], against=float(f"{10 * best[np.float64]:.0e}")),
     )
 )
 print()

@@ -2,14 +2,15 @@
 
 From the repository's root::
 
-    python -m snippets.your_own_backward._check_backward path/to/your_file.py
+    python -m snippets.your_own_backward._check_backward [--rtol RTOL] path/to/your_file.py
 
 ``your_file.py`` defines ``backward(params, cache, Xb, Yb)`` returning ``{name: gradient}`` (copy
 ``_exercise.py`` and fill in its cells). The check runs it on the worked example's minibatch of
 "Loss, output layer, tanh" (the initial parameters, batch seed 0) and compares each gradient with
 ``ad_core``'s through `ad_core.test_util.compare_gradients`, in backward order. If ``backward``
 raises, the gradients it had computed so far (its local ``d<name>`` variables) are compared and
-the error is reported with its line. The exit status is 0 when every gradient agrees, 1 otherwise.
+the error is reported with its line. ``--rtol`` replaces `compare_gradients`' relative tolerance.
+The exit status is 0 when every gradient agrees, 1 otherwise.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from ad_core.test_util import compare_gradients, gradient_report
+from ad_core.test_util import COMPARE_RTOL, compare_gradients, gradient_report
 from bookkit import load_snippet_module
 
 worked = load_snippet_module("snippets/network_by_hand/_worked_example.py")
@@ -37,8 +38,8 @@ def gradients_so_far(error: BaseException, path: Path) -> tuple[dict[str, Any], 
     return {}, None
 
 
-def check_file(path: Path) -> tuple[str, bool]:
-    """The report for the file at ``path``, and whether every gradient agrees."""
+def check_file(path: Path, rtol: float = COMPARE_RTOL) -> tuple[str, bool]:
+    """The report for the file at ``path``, and whether every gradient agrees within ``rtol``."""
     path = path.resolve()
     reader = load_snippet_module(path)
     if not callable(getattr(reader, "backward", None)):
@@ -59,7 +60,7 @@ def check_file(path: Path) -> tuple[str, bool]:
         return f"backward() returned {type(mine).__name__}, not a dict of gradients", False
     reference = {name: example.engine[name] for name in BACKWARD_ORDER}
     try:
-        diffs = compare_gradients(mine, reference)
+        diffs = compare_gradients(mine, reference, rtol=rtol)
     except (TypeError, ValueError) as error:
         return "\n".join([*lines, str(error)]), False
     lines.append(gradient_report(diffs))
@@ -69,15 +70,19 @@ def check_file(path: Path) -> tuple[str, bool]:
 
 
 def main(argv: list[str]) -> int:
-    """Check each file named in ``argv``; 0 if all pass."""
+    """Check each file named in ``argv`` (after an optional ``--rtol RTOL``); 0 if all pass."""
+    rtol = COMPARE_RTOL
+    if argv[:1] == ["--rtol"] and len(argv) > 1:
+        rtol, argv = float(argv[1]), argv[2:]
     if not argv:
         print(__doc__.strip().splitlines()[0], file=sys.stderr)
-        print("usage: python -m snippets.your_own_backward._check_backward FILE.py [FILE.py ...]",
+        print("usage: python -m snippets.your_own_backward._check_backward [--rtol RTOL] FILE.py "
+              "[FILE.py ...]",
               file=sys.stderr)
         return 2
     passed = True
     for name in argv:
-        report, ok = check_file(Path(name))
+        report, ok = check_file(Path(name), rtol)
         print(report)
         passed = passed and ok
     return 0 if passed else 1

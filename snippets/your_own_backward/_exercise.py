@@ -8,9 +8,9 @@ then check the file from the repository's root:
     python -m snippets.your_own_backward._check_backward path/to/this_file.py
 
 For each name in ``GRADIENTS`` the checker compares your ``d<name>`` with ``ad_core``'s gradient,
-in order; other locals are yours to use. A cell left as ``...`` (or misspelt, which leaves the
-real one ``...``) is reported as not filled in, and an error stops the check at its line with the
-cells before it compared.
+in order; other locals are yours to use. A cell left as ``...`` is reported as not filled in; a
+misspelt cell name leaves the real one unassigned (reported missing) or still ``...`` (not filled
+in). Either way it fails. An error stops the check at its line with the cells before it compared.
 """
 
 import numpy as np  # noqa: F401 (your cells will need it)

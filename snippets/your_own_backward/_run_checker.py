@@ -68,12 +68,13 @@ def edited_solution(*edits: tuple[str, str]) -> str:
     return source
 
 
-def check_edited(*edits: tuple[str, str]) -> tuple[str, bool]:
-    """The checker's report on the worked solution with the edits made, and whether it passes."""
+def check_edited(*edits: tuple[str, str], rtol: float | None = None) -> tuple[str, bool]:
+    """The checker's report on the worked solution with the edits made (with ``--rtol rtol`` if
+    given), and whether it passes."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "attempt.py"
         path.write_text(edited_solution(*edits), encoding="utf-8")
-        return checker.check_file(path)
+        return checker.check_file(path) if rtol is None else checker.check_file(path, rtol)
 
 
 def edited_backward(*edits: tuple[str, str]):

@@ -277,12 +277,17 @@ def test_einsum_broadcasts_along_the_middle_axis_in_both_engines() -> None:
     assert not np.allclose((g * y).sum(axis=0), numeric, atol=1e-3)  # the shapes-only sum
 
 
-def test_pytorch_engine_sums_an_expandable_gradient() -> None:
-    """The answer says PyTorch 2.13's engine sums a gradient that can be expanded to the input's
-    shape: a custom Function whose backward returns the output's shape for a bias gets the sum."""
+def test_pytorch_engine_sums_a_gradient_the_input_broadcasts_to(text: str) -> None:
+    """The answer says PyTorch 2.13's engine sums a gradient whose shape the input's shape
+    broadcasts to, and refuses any other mismatch: a custom Function whose backward returns the
+    output's shape (2, 3) for a (3,) bias gets the sum; one that returns a (3,) sum for a (2, 3)
+    input, or (3, 1) for (3,), is refused. (The page once had it backwards: "a gradient that can
+    be expanded to the input's shape".)"""
     import torch
 
     assert torch.__version__.startswith("2.13")
+    flat = " ".join(text.split())
+    assert "sums a gradient whose shape the input's shape broadcasts to, and refuses any other" in flat
 
     class AddBias(torch.autograd.Function):
         @staticmethod
@@ -298,6 +303,23 @@ def test_pytorch_engine_sums_an_expandable_gradient() -> None:
     AddBias.apply(W, b).sum().backward()
     assert b.grad.shape == (3,)
     assert torch.equal(b.grad, torch.full((3,), 2.0))
+
+    def returning(reshape):
+        class Double(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return 2 * x
+
+            @staticmethod
+            def backward(ctx, g):
+                return reshape(2 * g)
+
+        return Double
+
+    for shape, reshape in [((2, 3), lambda g: g.sum(0)), ((3,), lambda g: g.reshape(3, 1))]:
+        x = torch.zeros(shape, requires_grad=True)
+        with pytest.raises(RuntimeError, match="returned an invalid gradient at index 0"):
+            returning(reshape).apply(x).sum().backward()
 
 
 def test_the_unbroadcast_shortcut_is_not_taken_for_every_pair_of_equal_shapes(text: str) -> None:
@@ -363,3 +385,46 @@ def test_check_vjp_pairs_direction_and_cotangent_without_a_conjugate() -> None:
     pair = space.inner_prod(v, space.covector(g))
     assert pair == pytest.approx(float(np.sum(v * g).real), rel=1e-12)
     assert pair != pytest.approx(float(np.sum(np.conj(v) * g).real), rel=1e-3)
+
+
+def test_the_opening_names_the_rules_that_wrap_in_unbroadcast_f(text: str) -> None:
+    """The page once said every binary rule of "Writing VJP rules" wraps in `unbroadcast_f`, read
+    as true of the engine; `subtract` and `true_divide` reduce their second argument through
+    `reduce_then`. Check each rule the opening names."""
+    import contextlib
+    import io
+
+    import ad_core.numpy.vjps as vjps
+    from bookkit import load_snippet_module
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        page = load_snippet_module("snippets/vjp_rules/binary_rule_broadcasting.py")
+
+    def names(fun, argnum):
+        return fun.vjps[argnum].__code__.co_names
+
+    for fun in (page.my_mul, anp.add, anp.multiply):
+        assert all(names(fun, argnum) == ("unbroadcast_f",) for argnum in (0, 1)), fun
+    for fun in (anp.subtract, anp.true_divide):
+        assert names(fun, 0) == ("unbroadcast_f",) and names(fun, 1) == ("reduce_then",), fun
+    reduced = vjps.reduce_then(np.ones(3), lambda g: g, lambda r: -r)  # the closure a rule returns
+    assert "unbroadcast" in reduced.__code__.co_names
+    # Next: forward mode meets `broadcast` "in binary JVP rules such as add's" (not in every one:
+    # multiply is def_linear)
+    assert all(jvp.__code__.co_names == ("broadcast_to_output",) for jvp in anp.add.jvps.values())
+    flat = " ".join(text.split())
+    assert "second rules of subtract and true_divide reach the same unbroadcast through reduce_then" in flat
+    assert "in binary JVP rules such as add's" in flat and "in every binary JVP rule" not in flat
+
+
+def test_the_closure_keeps_the_targets_metadata_and_f_keeps_the_other_operand(text: str) -> None:
+    """The walkthrough: of the target, the closure `unbroadcast_f` returns keeps four small values,
+    not the array; `f` keeps what it needs (for `multiply`'s first argument, `y`)."""
+    x, y = np.ones(1000), np.full(1000, 2.0)
+    vjp = anp.multiply.vjps[0](x * y, x, y)
+    cells = dict(zip(vjp.__code__.co_freevars, (c.cell_contents for c in vjp.__closure__), strict=True))
+    assert set(cells) == {"f", "target_meta"}
+    assert len(cells["target_meta"]) == 4 and not any(v is x for v in cells["target_meta"])
+    kept_by_f = [c.cell_contents for c in cells["f"].__closure__]
+    assert any(v is y for v in kept_by_f) and not any(v is x for v in kept_by_f)
+    assert "Of the target it keeps four small values, not the array itself" in " ".join(text.split())

@@ -111,3 +111,48 @@ def test_lecture_cmp_passes_a_keepdims_gradient_that_compare_gradients_flags() -
     with contextlib.redirect_stdout(io.StringIO()):
         small = load_snippet_module(FOLDER / "compare_gradients_example.py")
     assert cmp(torch.tensor(small.mine["b"]), torch.tensor(small.reference["b"])) == (True, True)
+
+
+COMPACT_DLOGITS = (  # the lecture's fused cross-entropy gradient, in NumPy
+    "    dlogits = np.exp(logits - logits.max(axis=1, keepdims=True))\n"
+    "    dlogits /= dlogits.sum(axis=1, keepdims=True)\n"
+    "    dlogits[np.arange(n), Yb] -= 1.0\n"
+    "    dlogits /= n\n"
+)
+
+
+@pytest.mark.parametrize(("old", "new", "first"), [
+    ("dbndiff2 = np.ones_like(bndiff2) * dbnvar * (1.0 / (n - 1))",
+     "dbndiff2 = np.ones_like(bndiff2) * dbnvar / (n - 1)", "bndiff2"),
+    ("dcounts_sum = -(counts_sum**-2) * dcounts_sum_inv",
+     "dcounts_sum = -dcounts_sum_inv / counts_sum**2", "counts_sum"),
+    ("dbnvar = -0.5 * (bnvar + BN_EPS) ** -1.5 * dbnvar_inv",
+     "dbnvar = -0.5 * bnvar_inv**3 * dbnvar_inv", "bnvar"),
+    ("dW1 = embcat.T @ dhprebn", "dW1 = np.einsum('ni,nj->ij', embcat, dhprebn)", "W1"),
+    ("    dlogits = dnorm_logits.copy()  # first use of logits\n"
+     "    dlogits[np.arange(n), np.argmax(logits, axis=1)] += dlogit_maxes[:, 0]  # second: the max\n",
+     COMPACT_DLOGITS, "logits"),
+])
+def test_a_right_line_written_differently_passes_but_is_not_bit_equal(
+    tmp_path: Path, old: str, new: str, first: str
+) -> None:
+    """The page: "A right line written differently is usually only close to the engine's", so the
+    exact column points at a wrong line only when the right lines match the engine's operations."""
+    report, ok = checker.check_file(_attempt(tmp_path, old, new))
+    rows = {row.split()[0]: row for row in report.splitlines() if " | exact: " in row}
+    assert ok, report
+    unequal = [name for name in checker.BACKWARD_ORDER if "exact: False" in rows[name]]
+    assert unequal and unequal[0] == first
+
+
+def test_the_rtol_option_moves_the_first_flagged_row_to_the_wrong_line(tmp_path: Path) -> None:
+    """A wrong `BN_EPS` below the default tolerance plus a right line not bit-equal to the engine's:
+    the default flags only `W1`; `--rtol 1e-6` flags `bnvar`, the wrong line, first."""
+    path = _attempt(tmp_path, "dcounts_sum = -(counts_sum**-2) * dcounts_sum_inv",
+                    "dcounts_sum = -dcounts_sum_inv / counts_sum**2")
+    path.write_text(path.read_text().replace("BN_EPS = 1e-5 ", "BN_EPS = 1.2e-5 "))
+    default = run_python(["-m", MODULE, str(path)], {}, 120)
+    tight = run_python(["-m", MODULE, "--rtol", "1e-6", str(path)], {}, 120)
+    assert default.returncode == 1 and default.stdout.rstrip().endswith("the first that does not: W1 (wrong)")
+    assert tight.returncode == 1, tight.stderr
+    assert tight.stdout.rstrip().endswith("the first that does not: bnvar (wrong)")
