@@ -106,3 +106,45 @@ def test_dual_numbers_do_the_engines_operations_bit_for_bit() -> None:
         assert dual.sin(dual.Dual(a, b)).tangent == make_jvp(anp.sin)(a)(b)[1]
         product = make_jvp(lambda x: x[0] * x[1])(np.array([a, c]))(np.array([b, d]))[1]
         assert (dual.Dual(a, b) * dual.Dual(c, d)).tangent == product
+
+
+def test_multiply_has_one_jvp_rule_run_per_argument_before_the_recorder_logs(text: str) -> None:
+    """The minimal example says: `multiply` has one JVP rule, from `def_linear`, applied once per
+    traced argument; the recorder logs the `jvp` rows and then the `forward` row when the
+    constructor returns; the rules ran before that, inside the constructor. A spy in place of
+    the rule sees each of those, and fails if the rows were logged while the rules ran."""
+    import sys
+
+    from ad_core import make_jvp
+    from ad_core import numpy as anp
+    from ad_core.core import JVPNode
+    from ad_core.recorder import record
+
+    assert "`multiply` has one JVP rule, from `def_linear`, applied once per traced argument" in " ".join(
+        text.split()
+    )
+    assert anp.multiply.jvp_every_argnum is not None and set(anp.multiply.vjps) == {0, 1}
+    rule, cached = anp.multiply.jvp_every_argnum, dict(anp.multiply.jvps)
+    calls = []
+
+    def spy(argnum, g, ans, args, kwargs):
+        frame, in_constructor = sys._getframe(), False
+        while frame is not None and not in_constructor:
+            in_constructor, frame = frame.f_code is JVPNode.__init__.__code__, frame.f_back
+        calls.append((argnum, len(recording.events), in_constructor))
+        return rule(argnum, g, ans, args, kwargs)
+
+    anp.multiply.jvp_every_argnum = spy
+    anp.multiply.jvps.clear()  # bound copies of the old rule, made on first use
+    try:
+        with record() as recording:
+            make_jvp(lambda x: anp.log(x[0]) + x[0] * x[1])(np.array([2.0, 5.0]))(np.array([1.0, 0.0]))
+    finally:
+        anp.multiply.jvp_every_argnum = rule
+        anp.multiply.jvps.clear()
+        anp.multiply.jvps.update(cached)
+    assert [argnum for argnum, _, _ in calls] == [0, 1]
+    assert all(in_constructor for _, _, in_constructor in calls)
+    rows = [(i, e.kind, e.argnum) for i, e in enumerate(recording.events) if e.primitive == "multiply"]
+    assert [(kind, argnum) for _, kind, argnum in rows] == [("jvp", 0), ("jvp", 1), ("forward", None)]
+    assert max(logged for _, logged, _ in calls) <= rows[0][0]  # nothing of multiply logged yet
