@@ -147,3 +147,38 @@ def test_multiply_has_one_jvp_rule_run_per_argument_before_the_recorder_logs(tex
     rows = [(i, e.kind, e.argnum) for i, e in enumerate(recording.events) if e.primitive == "multiply"]
     assert [(kind, argnum) for _, kind, argnum in rows] == [("jvp", 0), ("jvp", 1), ("forward", None)]
     assert max(logged for _, logged, _ in calls) <= rows[0][0]  # nothing of multiply logged yet
+
+
+def test_sin_of_a_dual_follows_from_its_taylor_series_which_the_class_cannot_sum() -> None:
+    """The page: sin(a + bε) = sin a + b cos a ε follows from ε² = 0 through the Taylor series.
+    The class's own + and * on a truncated series approach that tangent as terms are added, but
+    a truncation is not `sin`; the class has no series of its own, which is why it defines it."""
+    import math
+
+    from bookkit import load_snippet_module
+
+    dual = load_snippet_module("snippets/forward_mode/_dual.py")
+    a, b = 1.3, 0.7
+    errors = []
+    for terms in (3, 6, 12):
+        x, power, series = dual.Dual(a, b), dual.Dual(a, b), dual.Dual(0.0)
+        for k in range(terms):  # sin x = sum (-1)^k x^(2k+1) / (2k+1)!
+            series = series + power * ((-1) ** k / math.factorial(2 * k + 1))
+            power = power * x * x
+        errors.append(abs(series.tangent - b * math.cos(a)))
+    assert errors[0] > 1e-3 and errors[0] > errors[1] > errors[2] and errors[2] < 1e-14
+    assert dual.sin(dual.Dual(a, b)).tangent == b * math.cos(a)
+
+
+def test_trace_levels_live_in_trace_and_primitive_not_in_jvpnode() -> None:
+    """'trace levels from `trace` and `primitive`': the level is handed out by `trace` and read
+    by `primitive`; `JVPNode` never sees one, the same as `VJPNode`."""
+    import inspect
+
+    from ad_core import tracer
+    from ad_core.core import JVPNode, VJPNode
+
+    assert "trace_stack.new_trace()" in inspect.getsource(tracer.trace)
+    assert "_trace" in inspect.getsource(tracer.primitive)
+    for node_type in (JVPNode, VJPNode):
+        assert "_trace" not in inspect.getsource(node_type) and "level" not in inspect.getsource(node_type)
