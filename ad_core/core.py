@@ -290,6 +290,17 @@ def _packing_output(fun: Callable) -> Callable:
     return packed
 
 
+def _check_seed(g: Any, shape: tuple) -> None:
+    """`vjp(g)` needs `g` of the output's shape: a smaller or larger one would be broadcast or
+    summed by the first rule it meets, into a wrong result without an error."""
+    if getattr(g, "shape", ()) != shape:
+        raise ValueError(
+            f"ad_core: the vjp returned by make_vjp was given a cotangent g of shape "
+            f"{getattr(g, 'shape', ())}, but the function's output has shape {shape}; "
+            "g must have the output's shape"
+        )
+
+
 def make_vjp(fun: Callable, x: Any) -> tuple[Callable, Any]:
     """Trace `fun` at `x`; return `(vjp, value)` where `vjp(g)` is $g^\\top J_f(x)$."""
     start_node = VJPNode.new_root(x)
@@ -297,11 +308,13 @@ def make_vjp(fun: Callable, x: Any) -> tuple[Callable, Any]:
     if end_node is None:
 
         def vjp(g):
+            _check_seed(g, getattr(end_value, "shape", ()))
             return vspace(x).zeros()
 
     else:
 
         def vjp(g):
+            _check_seed(g, end_node.shape)
             return backward_pass(g, end_node)
 
     return vjp, end_value

@@ -28,7 +28,8 @@ class Dual:
     __radd__, __rmul__ = __add__, __mul__  # 2 + x, 2 * x
 
 
-# Not from ε² = 0: f(a + bε) is *defined* as f(a) + f'(a)·b·ε, with f' typed by hand.
+# f(a + bε) = f(a) + f'(a)·b·ε follows from ε² = 0 only through f's Taylor series, which
+# this class cannot sum, so here it is *defined*, with f' typed by hand.
 def log(x):
     return Dual(math.log(x.value), x.tangent / x.value)  # log' = 1/x
 

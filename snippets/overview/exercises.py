@@ -2,7 +2,6 @@
 another way."""
 
 import ast
-import inspect
 import warnings
 from pathlib import Path
 
@@ -32,9 +31,9 @@ print(
         "file and function do you open?",
         text(
             "`{path}`, function `backward_pass` (lines {first} to {last}). It calls `toposort` "
-            "from `{topo_path}` (line {topo_first}) for the order, then hands each contribution "
-            "to `add_cotangents`. [The backward pass](backward-pass.md) and [Fan-out](fan-out.md) "
-            "read both.",
+            "from `{topo_path}` (line {topo_first}) for the order, then stores the first "
+            "contribution to each parent and adds every later one with `add_cotangents`. "
+            "[The backward pass](backward-pass.md) and [Fan-out](fan-out.md) read both.",
             path=path,
             topo_path=topo_path,
             first=checked(first, against=definitions["backward_pass"].lineno),
@@ -43,7 +42,18 @@ print(
         ),
     )
 )
-assert "add_cotangents" in inspect.getsource(backward_pass)
+# Another way: count the engine's calls of `add_cotangents` in one backward pass. In
+# sin(x) * x + x, three edges leave the input x and one leaves each of sin(x) and the product,
+# so a pass that stores the first contribution to each parent and adds the later ones calls it
+# twice (both for x); adding every contribution to a zero start would call it five times.
+adds = []
+real_add = ad_core.core.add_cotangents
+ad_core.core.add_cotangents = lambda x, y: (adds.append(1), real_add(x, y))[1]
+try:
+    make_vjp(lambda x: anp.sin(x) * x + x)(np.array([0.5, 1.0]))[0](np.ones(2))
+finally:
+    ad_core.core.add_cotangents = real_add
+assert len(adds) == 2, adds
 
 # 2. How much of NumPy can be differentiated. `anp.__all__` repeats some names (the ones the
 # wrapper redefines): count each name once.
@@ -187,8 +197,9 @@ print(
             "primitives (`array`, `stack`, `concatenate`...), {n_types} are NumPy's types and "
             "classes, passed through unchanged, and `metadata` is the helper that tells VJP rules "
             "an input's shape and dtype. A primitive without a rule still "
-            "computes its value; it raises an error naming itself only when a derivative must "
-            "flow through it.",
+            "computes its value. In reverse mode it raises an error naming itself only when "
+            "the backward pass reaches it; in forward mode it raises as soon as it is called on "
+            "a traced value, because the JVP rules run when the node is created.",
             total=checked(len(callables), against=sum(other_count.values()) + 1),
             n_primitives=checked(count["primitive"], against=other_count["primitive"]),
             # Another way: the verdict of a real call for the ufuncs, the lookup for the rest.
@@ -201,6 +212,29 @@ print(
         ),
     )
 )
+
+# The last sentence, run: `fmod` is a primitive with no rule in either mode. Its value is
+# computed; reverse mode raises only if the backward pass reaches it, forward mode at the call.
+assert anp.fmod.is_primitive and not (anp.fmod.vjps or anp.fmod.jvps)
+assert not hasattr(anp.fmod, "vjp_every_argnum") and not hasattr(anp.fmod, "jvp_every_argnum")
+x = np.array([1.0, 3.0])
+
+
+def fmod_unused(v):
+    return (anp.fmod(v, 2.0), anp.sum(v**2))[1]
+
+
+def fmod_used(v):
+    return anp.sum(anp.fmod(v, 2.0) + v**2)
+
+
+np.testing.assert_array_equal(ad_core.grad(fmod_unused)(x), 2 * x)  # never reached: no error
+for mode, run in [("VJP", lambda: ad_core.grad(fmod_used)(x)), ("JVP", lambda: make_jvp(fmod_unused)(x)(x))]:
+    try:
+        run()
+        raise AssertionError(f"{mode}: no error")
+    except NotImplementedError as error:
+        assert f"no {mode} rule is defined for fmod" in str(error), error
 
 # 3. What the top-level package exports.
 exported = sorted(ad_core.__all__)

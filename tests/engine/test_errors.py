@@ -174,6 +174,32 @@ def test_rule_returning_the_wrong_shape_is_caught_and_named() -> None:
 
 
 @pytest.mark.parametrize(
+    "seed_shape,output_shape,constant",
+    [((2, 3), (3,), False), ((1,), (), False), ((), (3,), False), ((2,), (3,), True)],
+    ids=["extra-leading-axis", "one-entry-for-a-scalar", "scalar-for-a-vector", "constant-output"],
+)
+def test_a_seed_of_the_wrong_shape_is_refused_naming_both_shapes(seed_shape, output_shape, constant) -> None:
+    """Without the check, a (2, 3) seed for a (3,) output came back as a (3,) gradient:
+    `multiply`'s unbroadcast summed the extra axis, a wrong result without an error."""
+    from ad_core import make_vjp
+
+    def f(x):
+        out = np.ones(output_shape) if constant else anp.sin(x) * 2.0
+        return anp.sum(out) if output_shape == () else out
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the constant output does not depend on x
+        vjp, value = make_vjp(f)(np.ones(3))
+    assert np.shape(value) == output_shape
+    vjp(np.ones(output_shape))  # the right shape passes
+    with pytest.raises(ValueError) as error:
+        vjp(np.ones(seed_shape))
+    message = message_of(error)
+    assert "make_vjp" in message and "cotangent g" in message
+    assert f"shape {seed_shape}" in message and f"has shape {output_shape}" in message
+
+
+@pytest.mark.parametrize(
     "function,point,expect",
     [
         (anp.sqrt, 0.0, np.isposinf),

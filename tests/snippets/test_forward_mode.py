@@ -106,3 +106,79 @@ def test_dual_numbers_do_the_engines_operations_bit_for_bit() -> None:
         assert dual.sin(dual.Dual(a, b)).tangent == make_jvp(anp.sin)(a)(b)[1]
         product = make_jvp(lambda x: x[0] * x[1])(np.array([a, c]))(np.array([b, d]))[1]
         assert (dual.Dual(a, b) * dual.Dual(c, d)).tangent == product
+
+
+def test_multiply_has_one_jvp_rule_run_per_argument_before_the_recorder_logs(text: str) -> None:
+    """The minimal example says: `multiply` has one JVP rule, from `def_linear`, applied once per
+    traced argument; the recorder logs the `jvp` rows and then the `forward` row when the
+    constructor returns; the rules ran before that, inside the constructor. A spy in place of
+    the rule sees each of those, and fails if the rows were logged while the rules ran."""
+    import sys
+
+    from ad_core import make_jvp
+    from ad_core import numpy as anp
+    from ad_core.core import JVPNode
+    from ad_core.recorder import record
+
+    sentence = "multiply has one JVP rule, from def_linear, applied once per traced argument"
+    assert sentence in " ".join(text.split())
+    assert anp.multiply.jvp_every_argnum is not None and set(anp.multiply.vjps) == {0, 1}
+    rule, cached = anp.multiply.jvp_every_argnum, dict(anp.multiply.jvps)
+    calls = []
+
+    def spy(argnum, g, ans, args, kwargs):
+        frame, in_constructor = sys._getframe(), False
+        while frame is not None and not in_constructor:
+            in_constructor, frame = frame.f_code is JVPNode.__init__.__code__, frame.f_back
+        calls.append((argnum, len(recording.events), in_constructor))
+        return rule(argnum, g, ans, args, kwargs)
+
+    anp.multiply.jvp_every_argnum = spy
+    anp.multiply.jvps.clear()  # bound copies of the old rule, made on first use
+    try:
+        with record() as recording:
+            make_jvp(lambda x: anp.log(x[0]) + x[0] * x[1])(np.array([2.0, 5.0]))(np.array([1.0, 0.0]))
+    finally:
+        anp.multiply.jvp_every_argnum = rule
+        anp.multiply.jvps.clear()
+        anp.multiply.jvps.update(cached)
+    assert [argnum for argnum, _, _ in calls] == [0, 1]
+    assert all(in_constructor for _, _, in_constructor in calls)
+    rows = [(i, e.kind, e.argnum) for i, e in enumerate(recording.events) if e.primitive == "multiply"]
+    assert [(kind, argnum) for _, kind, argnum in rows] == [("jvp", 0), ("jvp", 1), ("forward", None)]
+    assert max(logged for _, logged, _ in calls) <= rows[0][0]  # nothing of multiply logged yet
+
+
+def test_sin_of_a_dual_follows_from_its_taylor_series_which_the_class_cannot_sum() -> None:
+    """The page: sin(a + bε) = sin a + b cos a ε follows from ε² = 0 through the Taylor series.
+    The class's own + and * on a truncated series approach that tangent as terms are added, but
+    a truncation is not `sin`; the class has no series of its own, which is why it defines it."""
+    import math
+
+    from bookkit import load_snippet_module
+
+    dual = load_snippet_module("snippets/forward_mode/_dual.py")
+    a, b = 1.3, 0.7
+    errors = []
+    for terms in (3, 6, 12):
+        x, power, series = dual.Dual(a, b), dual.Dual(a, b), dual.Dual(0.0)
+        for k in range(terms):  # sin x = sum (-1)^k x^(2k+1) / (2k+1)!
+            series = series + power * ((-1) ** k / math.factorial(2 * k + 1))
+            power = power * x * x
+        errors.append(abs(series.tangent - b * math.cos(a)))
+    assert errors[0] > 1e-3 and errors[0] > errors[1] > errors[2] and errors[2] < 1e-14
+    assert dual.sin(dual.Dual(a, b)).tangent == b * math.cos(a)
+
+
+def test_trace_levels_live_in_trace_and_primitive_not_in_jvpnode() -> None:
+    """'trace levels from `trace` and `primitive`': the level is handed out by `trace` and read
+    by `primitive`; `JVPNode` never sees one, the same as `VJPNode`."""
+    import inspect
+
+    from ad_core import tracer
+    from ad_core.core import JVPNode, VJPNode
+
+    assert "trace_stack.new_trace()" in inspect.getsource(tracer.trace)
+    assert "_trace" in inspect.getsource(tracer.primitive)
+    for node_type in (JVPNode, VJPNode):
+        assert "_trace" not in inspect.getsource(node_type) and "level" not in inspect.getsource(node_type)

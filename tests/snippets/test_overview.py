@@ -110,3 +110,24 @@ def test_gradient_cost_is_said_of_reverse_mode_and_one_output(text: str) -> None
         by_forward = [make_jvp(lambda v, x=x: anp.sum(anp.tanh(v * x) ** 2))(w)(e)[1] for e in np.eye(n)]
         np.testing.assert_allclose(by_forward, gradient, rtol=1e-12)
     assert vjp_calls[0] == vjp_calls[1]
+
+
+def test_only_primitive_calls_become_nodes(text: str) -> None:
+    """"Each call of a primitive on a traced value becomes a node": a function without a
+    derivative (`shape`, `floor`, a comparison) returns a plain value and adds no node, and a
+    composed function (`stack`) adds the nodes of the primitives it calls, not one of its own."""
+    from ad_core.recorder import trace_graph
+    from ad_core.tracer import Box
+
+    assert "Each call of a primitive" in " ".join(text.split())
+    seen = {}
+
+    def f(x):
+        seen["plain"] = [anp.shape(x), anp.floor(x), x > 0]
+        return anp.sum(anp.stack([anp.sin(x), x]))
+
+    graph = trace_graph(f, np.array([0.5, 2.0]))
+    assert not any(isinstance(value, Box) for value in seen["plain"])
+    names = [node.primitive for node in graph.nodes if not node.is_root]
+    assert {"sin", "expand_dims", "sum"} <= set(names), names  # stack's primitives
+    assert not {"stack", "shape", "floor", "greater"} & set(names), names
