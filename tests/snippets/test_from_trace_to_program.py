@@ -102,7 +102,8 @@ def test_jax_traces_with_shapes_and_dtypes_and_ad_core_with_the_first_calls_valu
         return anp.sum(np.asarray(x))
 
     x = np.array([0.0, 1.0, 2.0])
-    jax.jit(jax_f)(x)
+    with jax.enable_x64(False):  # JAX's default, which other tests of the suite change
+        jax.jit(jax_f)(x)
     stage(ad_core_f)(x)
     assert shown_by_jax == ["JitTracer(float32[3])"]
     assert repr(x) in shown_by_ad_core[0]  # "ArrayBox(array([0., 1., 2.]), trace=0)"
