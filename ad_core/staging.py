@@ -632,8 +632,9 @@ def reuse_dead_buffers(program: Program) -> Program:
     return result
 
 
-# The functions `ad_core.numpy` wraps for `sum`, `mean`, `max`, `var`, `reshape`: each checks its
-# argument's type and dtype on every call, then makes the calls below; the program knows both.
+# The functions `ad_core.numpy` wraps for `sum`, `mean`, `max`, `var` (each checks its argument's
+# type and dtype on every call) and `reshape` (its type), then makes the calls below; the program
+# knows both.
 _SUM, _MEAN, _VAR, _RESHAPE = (_anp.DIRECT_IMPLEMENTATIONS[f] for f in (np.sum, np.mean, np.var, np.reshape))
 # Bound once: each `np.add.reduce` is a new method object, and the generated source names a
 # function by its identity.
@@ -751,14 +752,15 @@ def _broadcast_keeps_shape(program: Program, user: Op, var: int, source: int) ->
 
 def call_numpy_directly(program: Program) -> Program:
     r"""Call what NumPy would call: the cache key fixes every argument's type, shape and dtype, so
-    the checks that `sum`, `mean`, `max`, `var`, `reshape`, `transpose` and indexing make on every
-    call are made once, here, and the program calls the C functions they end in: `add.reduce(a,
-    axis, dtype, out, keepdims)` (NumPy's positional order) for `sum`, `maximum.reduce` for
-    `max`, a reduction and a `divide` by the count for `mean`, NumPy's own steps for `var`
-    ($\sum (a - \bar a)^2 / (n - \text{ddof})$), `ndarray.reshape`, `ndarray.transpose`, and
-    `operator.getitem` for `A[index]`. A `broadcast_to` whose every reader is an elementwise
-    ufunc is removed, since the ufunc broadcasts its arguments itself (to the same shape, which
-    is checked). The same arithmetic runs in the same order, so the results are the same bits."""
+    the checks that `sum`, `mean`, `max`, `var` and `reshape` make on every call, and NumPy's
+    `__array_function__` dispatch of `transpose`, are made once, here, and the program calls what
+    they end in: `add.reduce(a, axis, dtype, out, keepdims)` (NumPy's positional order) for
+    `sum`, `maximum.reduce` for `max`, a reduction and a `divide` by the count for `mean`,
+    NumPy's own steps for `var` ($\sum (a - \bar a)^2 / (n - \text{ddof})$), `ndarray.reshape`,
+    `ndarray.transpose`, and `operator.getitem` for `A[index]` (one Python frame fewer). A
+    `broadcast_to` whose every reader is an elementwise ufunc is removed, since the ufunc
+    broadcasts its arguments itself (to the same shape, which is checked). The same arithmetic
+    runs in the same order, so the results are the same bits."""
     info = dict(program.info)
     next_var = builtins.max(info, default=-1) + 1
 
