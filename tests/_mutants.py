@@ -54,12 +54,15 @@ import importlib
 import io
 import json
 import os
+import pickle
 import pkgutil
 import re
 import runpy
 import select
 import signal
+import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from collections.abc import Callable, Iterable
@@ -633,6 +636,29 @@ def is_engine_rule(rule: Rule) -> bool:
     defines for itself (a page's deliberately wrong `my_cos`, its own `softplus`): those are
     the page's subject, not rules the page relies on."""
     return rule[0].startswith(tuple(prefix + "." for prefix in set(_NAMESPACES.values())))
+
+
+def in_fresh_process(name: str, *args: Any, timeout: float = 1800.0) -> Any:
+    """`name(*args)`, a function of this module, run in a new interpreter; its result comes
+    back pickled. The children are forked from that interpreter, which holds only what
+    `preload` imports. Forked from the test process instead, each child would copy everything
+    the suite imported before it (PyTorch, JAX and their threads): the whole campaign took
+    about three times as long in the middle of the suite as on its own."""
+    with tempfile.TemporaryDirectory() as folder:
+        arguments, result = Path(folder) / "arguments.pickle", Path(folder) / "result.pickle"
+        arguments.write_bytes(pickle.dumps((name, args)))
+        code = (
+            "import pickle, sys; sys.path.insert(0, sys.argv[1]); import _mutants; "
+            "name, args = pickle.loads(open(sys.argv[2], 'rb').read()); "
+            "open(sys.argv[3], 'wb').write(pickle.dumps(getattr(_mutants, name)(*args)))"
+        )
+        completed = subprocess.run(
+            [sys.executable, "-c", code, str(Path(__file__).parent), str(arguments), str(result)],
+            cwd=REPO_ROOT, capture_output=True, text=True, timeout=timeout, check=False,
+        )
+        if completed.returncode != 0:
+            raise HarnessError(f"_mutants.{name} failed in its own process:\n{completed.stderr[-5000:]}")
+        return pickle.loads(result.read_bytes())
 
 
 def campaign(workers: int = 2) -> Campaign:

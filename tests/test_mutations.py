@@ -17,7 +17,7 @@ can only shrink. The summary (tried, caught, survivors, not applicable) is writt
 from __future__ import annotations
 
 import pytest
-from _mutants import REPO_ROOT, Campaign, campaign, mutate_rules, preload, summary
+from _mutants import REPO_ROOT, Campaign, in_fresh_process, mutate_rules, preload, summary
 
 from ad_core import core
 
@@ -30,7 +30,7 @@ KNOWN_SURVIVORS: set[tuple[str, str, int, str]] = set()
 
 @pytest.fixture(scope="module")
 def result() -> Campaign:
-    outcome = campaign(workers=2)
+    outcome = in_fresh_process("campaign", 2)
     ARTIFACT.parent.mkdir(parents=True, exist_ok=True)
     ARTIFACT.write_text(summary(outcome, KNOWN_SURVIVORS) + "\n", encoding="utf-8")
     return outcome
@@ -102,7 +102,14 @@ def test_known_survivors_still_survive(result: Campaign) -> None:
     assert not gone, f"remove these from KNOWN_SURVIVORS in {__file__}: {gone}"
 
 
-def test_the_campaign_is_fast_enough_to_run_in_the_suite(result: Campaign) -> None:
-    """Not a benchmark, a guard against a harness that quietly stops stopping at the first
-    failure: the whole campaign on 2 workers stays within a few minutes."""
-    assert result.seconds < 300, f"the mutation campaign took {result.seconds:.0f} s"
+def test_a_mutant_stops_at_the_first_snippet_that_catches_it(result: Campaign) -> None:
+    """A guard against a harness that quietly stops stopping at the first failure (which would
+    run every user of every rule): each caught mutant's last snippet is the one that caught it,
+    and no snippet runs twice for one mutant."""
+    caught = [o for o in result.outcomes.values() if o.status == "caught"]
+    assert caught
+    late = {o.mutant: o.snippets_run for o in caught if o.snippets_run[-1] != o.caught_by}
+    assert not late, f"mutants that ran on after they were caught: {late}"
+    repeated = {o.mutant: o.snippets_run for o in result.outcomes.values()
+                if len(set(o.snippets_run)) != len(o.snippets_run)}
+    assert not repeated, f"mutants that ran a snippet twice: {repeated}"

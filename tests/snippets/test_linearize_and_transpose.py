@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _mutants import KINDS, control_run, is_engine_rule, mutate_rules, preload
+from _mutants import KINDS, in_fresh_process, is_engine_rule
 
 import ad_core.numpy as anp
 from ad_core import grad, make_jvp, make_vjp
@@ -73,8 +73,8 @@ def test_every_engine_rule_the_page_calls_is_guarded() -> None:
     """Break each JVP and VJP rule the page's snippets call, four ways each: some snippet of the
     page must raise for every mutant that changes an output."""
     snippets = [f"snippets/linearize_and_transpose/{path.name}" for path in sorted(FOLDER.glob("[a-z]*.py"))]
-    preload()
-    control = control_run(snippets)
+    # Each in an interpreter of its own, whose children fork cheaply (`in_fresh_process`).
+    control = in_fresh_process("control_run", snippets)
     users: dict[tuple, list[str]] = {}
     for snippet in snippets:
         assert control[snippet]["error"] is None, (snippet, control[snippet]["error"])
@@ -85,7 +85,7 @@ def test_every_engine_rule_the_page_calls_is_guarded() -> None:
     table = "snippets/linearize_and_transpose/linear_rules_transposed.py"
     assert any(table in users_of for users_of in users.values())
     mutants = [(*rule, kind) for rule in sorted(users) for kind in KINDS]
-    outcomes = mutate_rules(mutants, users, control)
+    outcomes = in_fresh_process("mutate_rules", mutants, users, control)
     survivors = [mutant for mutant, outcome in outcomes.items() if outcome.status not in
                  ("caught", "not applicable")]
     caught = sum(outcome.status == "caught" for outcome in outcomes.values())
