@@ -102,6 +102,11 @@ def about(v: float) -> str:
 
 
 best = {dtype: float(np.min(median_error[dtype])) for dtype in DTYPES}
+# The rtols are fixed, not derived from this run: the float32 best error moves by a factor of
+# about 1.7 between OpenBLAS kernels (test_gradient_checking_at_scale runs this file under two),
+# so the check is that each rtol keeps a margin of 5 to 50 times its type's best error.
+margin = {dtype: net.RTOL[dtype] / best[dtype] for dtype in DTYPES}
+assert all(5 <= margin[dtype] <= 50 for dtype in DTYPES), margin
 print(
     text(
         "The error is the median over {k} random unit directions in the parameter space of all {n} "
@@ -110,9 +115,11 @@ print(
         "$|L'''| = 3|L|$; here the loss is {loss:.2f} and its third derivative along a "
         "unit direction a median of {third:.1e}, "
         "so the best step is larger by $(3|L|/|L'''|)^{{1/3}} \\approx$ {scale:.0f} in both types. "
-        "At its best step float32 is about {ratio} times less accurate than float64. This page sets "
-        "a check's rtol to ten times its type's best error, a margin for the directions and "
-        "entries worse than the median: {tol32:.0e} in float32, {tol64:.0e} in float64.",
+        "At its best step float32 is about {ratio} times less accurate than float64. A check on "
+        "this page uses an rtol of {tol32:.0e} in float32 and {tol64:.0e} in float64, {m32:.0f} and "
+        "{m64:.0f} times its type's best error here: a margin for the directions and entries worse "
+        "than the median, and for other machines, since these best errors depend on which of "
+        "OpenBLAS's kernels NumPy runs on the CPU.",
         k=given(DIRECTIONS),
         n=checked(
             sum(v.size for v in example.params.values()),
@@ -133,8 +140,10 @@ print(
             against=float(rows[0][5].value / rows[1][5].value),
             shown_as=about,
         ),
-        tol32=checked(net.RTOL[np.float32], against=float(f"{10 * best[np.float32]:.0e}")),
-        tol64=checked(net.RTOL[np.float64], against=float(f"{10 * best[np.float64]:.0e}")),
+        tol32=given(net.RTOL[np.float32]),
+        tol64=given(net.RTOL[np.float64]),
+        m32=checked(margin[np.float32], against=net.RTOL[np.float32] / float(rows[0][5].value), rtol=1e-12),
+        m64=checked(margin[np.float64], against=net.RTOL[np.float64] / float(rows[1][5].value), rtol=1e-12),
     )
 )
 print()

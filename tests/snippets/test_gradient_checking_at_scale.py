@@ -40,3 +40,50 @@ def test_chance_of_catching_is_one_minus_scipy_hypergeometric_zero() -> None:
     # the page's counts are the smallest that reach 99%
     assert sampling.chance_of_catching(4137, 30, 587) >= 0.99 > sampling.chance_of_catching(4137, 30, 586)
     assert 1 - comb(4137 - 30, 586) / comb(4137, 586) < 0.99
+
+
+def _openblas_with_kernel_choice() -> bool:
+    """NumPy's BLAS is an OpenBLAS built for several CPUs (DYNAMIC_ARCH), on x86-64."""
+    import platform
+
+    blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
+    return platform.machine() == "x86_64" and "DYNAMIC_ARCH" in str(blas.get("openblas configuration", ""))
+
+
+_BEST_ERRORS = """
+import contextlib, io, json
+import numpy as np
+from bookkit import load_snippet_module
+with contextlib.redirect_stdout(io.StringIO()):
+    page = load_snippet_module("snippets/gradient_checking_at_scale/step_size_by_dtype.py")
+print(json.dumps([page.best[np.float32], page.best[np.float64]]))
+"""
+
+
+def test_the_page_holds_under_other_openblas_kernels_and_its_float32_error_moves() -> None:
+    """The step-size block runs, its asserts included, under OpenBLAS's generic x86-64 kernel
+    (Prescott), its AVX2 kernel (Haswell) and the one it picks for this CPU; the float32 best error
+    differs between the first two. That is the page's reason for fixed rtols kept at a margin over
+    the measured error rather than a rounded multiple of it."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    if not _openblas_with_kernel_choice():
+        pytest.skip("NumPy's BLAS is not an x86-64 OpenBLAS with a choice of kernels")
+    if " avx2" not in Path("/proc/cpuinfo").read_text():
+        pytest.skip("this CPU has no AVX2, so OpenBLAS's Haswell kernel cannot run")
+    root = Path(__file__).resolve().parents[2]
+    best = {}
+    for kernel in ("Prescott", "Haswell", None):
+        env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
+        if kernel:
+            env["OPENBLAS_CORETYPE"] = kernel
+        env["PYTHONPATH"] = str(root)
+        run = subprocess.run([sys.executable, "-c", _BEST_ERRORS], cwd=root, env=env,
+                             capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, (kernel, run.stderr[-2000:])
+        best[kernel] = json.loads(run.stdout.splitlines()[-1])
+    assert best["Prescott"][0] != best["Haswell"][0], best
