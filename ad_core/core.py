@@ -290,32 +290,44 @@ def _packing_output(fun: Callable) -> Callable:
     return packed
 
 
-def _check_seed(g: Any, shape: tuple) -> None:
-    """`vjp(g)` needs `g` of the output's shape: a smaller or larger one would be broadcast or
-    summed by the first rule it meets, into a wrong result without an error."""
+def _checked_seed(g: Any, shape: tuple) -> Any:
+    """`g`, refused unless it has the output's shape. Without this check, some rules broadcast a
+    smaller seed (`sin`'s, given a scalar) and others sum a larger one (`add`'s `unbroadcast`),
+    with no error; the rest fail later, naming a rule rather than the seed. For an output with
+    axes, a list seed is checked by its NumPy shape and returned as an array, for the rules'
+    arithmetic; a value without a shape (a number, a container output's seed) counts as ()."""
+    if isinstance(g, list) and shape != ():
+        try:
+            g = np.asarray(g)
+        except ValueError:  # a ragged list has no shape
+            raise ValueError(
+                "ad_core: the vjp returned by make_vjp was given a ragged list as its cotangent g; "
+                f"g must have the output's shape {shape}"
+            ) from None
     if getattr(g, "shape", ()) != shape:
         raise ValueError(
             f"ad_core: the vjp returned by make_vjp was given a cotangent g of shape "
             f"{getattr(g, 'shape', ())}, but the function's output has shape {shape}; "
             "g must have the output's shape"
         )
+    return g
 
 
 def make_vjp(fun: Callable, x: Any) -> tuple[Callable, Any]:
     """Trace `fun` at `x`; return `(vjp, value)` where `vjp(g)` is $g^\\top J_f(x)$."""
     start_node = VJPNode.new_root(x)
     end_value, end_node = trace(start_node, _packing_output(fun), x)
+    output_shape = getattr(end_value, "shape", ())  # vjp keeps the shape, not the output, alive
     if end_node is None:
 
         def vjp(g):
-            _check_seed(g, getattr(end_value, "shape", ()))
+            _checked_seed(g, output_shape)
             return vspace(x).zeros()
 
     else:
 
         def vjp(g):
-            _check_seed(g, end_node.shape)
-            return backward_pass(g, end_node)
+            return backward_pass(_checked_seed(g, output_shape), end_node)
 
     return vjp, end_value
 

@@ -48,9 +48,10 @@ and `Staged.program(...).passes` lists what each one did:
   largest total size of the values alive at once, computed from the program's shapes and dtypes
   (a view, such as a reshape, costs no bytes of its own and keeps what it views alive).
 * **calling NumPy directly** (`call_numpy_directly`): `ad_core.numpy`'s `sum`, `mean`, `max`,
-  `min`, `var`, `reshape`, `transpose` and indexing check their argument's type and dtype on
-  every call before they reach NumPy's C functions, and NumPy's own public functions (`dot`,
-  `where`, ...) first ask their arguments whether they override them (`__array_function__`).
+  `min` and `var` check their argument's type and dtype on every call before they reach NumPy's
+  C functions, its `reshape` checks the type, indexing is a Python function around `A[index]`,
+  and NumPy's own public functions (`transpose`, `dot`, `where`, ...) first ask their arguments
+  whether they override them (`__array_function__`).
   The cache key fixes every argument's type, shape and dtype, so the program calls the C
   functions these end in (`add.reduce`, `maximum.reduce`, `minimum.reduce`, `ndarray.reshape`,
   `ndarray.transpose`, `operator.getitem`, each public function's implementation), the same
@@ -632,9 +633,9 @@ def reuse_dead_buffers(program: Program) -> Program:
     return result
 
 
-# The functions `ad_core.numpy` wraps for `sum`, `mean`, `max`, `var` (each checks its argument's
-# type and dtype on every call) and `reshape` (its type), then makes the calls below; the program
-# knows both.
+# The functions `ad_core.numpy` wraps for `sum`, `mean`, `max`, `min`, `var` (each checks its
+# argument's type and dtype on every call) and `reshape` (its type), then makes the calls below;
+# the program knows both.
 _SUM, _MEAN, _VAR, _RESHAPE = (_anp.DIRECT_IMPLEMENTATIONS[f] for f in (np.sum, np.mean, np.var, np.reshape))
 # Bound once: each `np.add.reduce` is a new method object, and the generated source names a
 # function by its identity.
@@ -752,12 +753,14 @@ def _broadcast_keeps_shape(program: Program, user: Op, var: int, source: int) ->
 
 def call_numpy_directly(program: Program) -> Program:
     r"""Call what NumPy would call: the cache key fixes every argument's type, shape and dtype, so
-    the checks that `sum`, `mean`, `max`, `var` and `reshape` make on every call, and NumPy's
-    `__array_function__` dispatch of `transpose`, are made once, here, and the program calls what
-    they end in: `add.reduce(a, axis, dtype, out, keepdims)` (NumPy's positional order) for
-    `sum`, `maximum.reduce` for `max`, a reduction and a `divide` by the count for `mean`,
-    NumPy's own steps for `var` ($\sum (a - \bar a)^2 / (n - \text{ddof})$), `ndarray.reshape`,
-    `ndarray.transpose`, and `operator.getitem` for `A[index]` (one Python frame fewer). A
+    the checks that `sum`, `mean`, `max`, `min`, `var` and `reshape` make on every call, and
+    NumPy's `__array_function__` dispatch of `transpose` and of its other public functions
+    (`dot`, `where`, ...), are made once, here, and the program calls what they end in:
+    `add.reduce(a, axis, dtype, out, keepdims)` (NumPy's positional order) for `sum`,
+    `maximum.reduce` and `minimum.reduce` for `max` and `min`, a reduction and a `divide` by the
+    count for `mean`, NumPy's own steps for `var` ($\sum (a - \bar a)^2 / (n - \text{ddof})$),
+    `ndarray.reshape`, `ndarray.transpose`, each public function's implementation
+    (`__wrapped__`), and `operator.getitem` for `A[index]` (one Python frame fewer). A
     `broadcast_to` whose every reader is an elementwise ufunc is removed, since the ufunc
     broadcasts its arguments itself (to the same shape, which is checked). The same arithmetic
     runs in the same order, so the results are the same bits."""

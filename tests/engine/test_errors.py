@@ -173,6 +173,47 @@ def test_rule_returning_the_wrong_shape_is_caught_and_named() -> None:
     assert "(3,)" in message, "the message should give the expected shape"
 
 
+def test_a_list_seed_counts_by_its_numpy_shape_and_a_ragged_one_is_refused() -> None:
+    from ad_core import make_vjp
+
+    vjp, _ = make_vjp(lambda x: anp.sin(x) * 2.0)(np.arange(2.0))
+    assert np.array_equal(vjp([1.0, -1.0]), vjp(np.array([1.0, -1.0])))  # as in HIPS/autograd
+    with pytest.raises(ValueError) as error:
+        vjp([1.0, -1.0, 3.0])
+    assert "shape (3,)" in message_of(error) and "has shape (2,)" in message_of(error)
+    with pytest.raises(ValueError) as error:
+        vjp([[1.0], [1.0, 2.0]])
+    assert "ragged list" in message_of(error) and "(2,)" in message_of(error)
+
+
+def test_a_tuple_output_takes_a_tuple_seed() -> None:
+    from ad_core import make_vjp
+
+    vjp, value = make_vjp(lambda x: (anp.sin(x), 3.0 * x))(np.arange(2.0))
+    assert isinstance(value, tuple) and len(value) == 2
+    got = vjp((np.ones(2), np.ones(2)))
+    assert got.shape == (2,)
+    assert np.allclose(got, np.cos(np.arange(2.0)) + 3.0)
+
+
+def test_without_the_seed_check_a_wrong_seed_is_broadcast_summed_or_blamed_on_a_rule(monkeypatch) -> None:
+    """What the page and `_checked_seed`'s docstring say happens when the check is switched off."""
+    import ad_core.core as core
+    from ad_core import make_vjp
+
+    monkeypatch.setattr(core, "_checked_seed", lambda g, shape: np.asarray(g) if isinstance(g, list) else g)
+    x = np.arange(3.0)
+    vjp_sin, _ = make_vjp(anp.sin)(x)
+    broadcast = vjp_sin(1.0)  # a scalar seed for a (3,) output: sin's rule broadcasts it
+    assert broadcast.shape == (3,) and np.array_equal(broadcast, np.cos(x))
+    vjp_add, _ = make_vjp(lambda v: anp.add(v, 1.0))(x)
+    summed = vjp_add(np.ones((2, 3)))  # a (2, 3) seed: add's unbroadcast sums the extra axis
+    assert summed.shape == (3,) and np.array_equal(summed, np.full(3, 2.0))
+    with pytest.raises(ValueError) as error:
+        vjp_sin(np.ones((2, 3)))  # sin's rule returns (2, 3): backward_pass names the rule
+    assert "vjp rule of sin" in message_of(error) and "cotangent g" not in message_of(error)
+
+
 @pytest.mark.parametrize(
     "seed_shape,output_shape,constant",
     [((2, 3), (3,), False), ((1,), (), False), ((), (3,), False), ((2,), (3,), True)],

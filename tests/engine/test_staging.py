@@ -738,3 +738,33 @@ def test_stop_gradient_and_a_custom_vjp_stage_like_any_primitive(rng) -> None:
     # the stopped factor's own derivative is absent: d/dx = sigmoid(x) tanh(x)
     np.testing.assert_allclose(staged(x), np.tanh(x) / (1.0 + np.exp(-x)), rtol=1e-14)
     assert {"softplus", "stop_gradient"} <= set(staged.raw_program(x).counts())
+
+
+def test_the_first_call_runs_the_engine_once_and_later_calls_only_the_program(rng, monkeypatch) -> None:
+    """What Part IV's opening says: the first call of `stage(grad(f))` builds nodes and sorts
+    them once while it records; a second call with the same key builds none and sorts nothing."""
+    import ad_core.core as core
+
+    built, sorts = [], []
+    original_init, original_toposort = core.VJPNode.__init__, core.toposort
+
+    def counting_init(self, *args):
+        built.append(1)
+        original_init(self, *args)
+
+    def counting_toposort(end_node):
+        sorts.append(1)
+        return original_toposort(end_node)
+
+    monkeypatch.setattr(core.VJPNode, "__init__", counting_init)
+    monkeypatch.setattr(core, "toposort", counting_toposort)
+    staged = stage(grad(lambda x: anp.sum(anp.tanh(x) * x)))
+    x = rng.standard_normal(4)
+    first = staged(x)
+    assert len(built) > 0 and len(sorts) == 1
+    built.clear(), sorts.clear()
+    second = staged(x + 1.0)
+    assert (len(built), len(sorts)) == (0, 0)
+    assert_bitwise(first, grad(lambda x: anp.sum(anp.tanh(x) * x))(x))
+    assert second.shape == (4,)
+    assert np.allclose(second, grad(lambda x: anp.sum(anp.tanh(x) * x))(x + 1.0), rtol=1e-14, atol=0)
