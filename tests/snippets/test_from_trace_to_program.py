@@ -244,7 +244,8 @@ def test_the_first_call_returns_the_programs_result(text: str, monkeypatch) -> N
     first = staged(x)
     assert len(returned) == 1 and first is returned[0]
     assert "it returns the program's result" in text
-    assert "it is what every call runs, the first included" in text
+    assert "it gives every call its result, the first included" in text
+    assert "later calls with the same key run only the program" in text
 
 
 @pytest.mark.parametrize(("mean_kwargs", "var_kwargs", "merged"), [
